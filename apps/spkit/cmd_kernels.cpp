@@ -1,0 +1,35 @@
+// spkit kernels [--json]: the registry, one line per kernel.
+#include <cstdio>
+#include <iostream>
+
+#include <nlohmann/json.hpp>
+
+#include "commands.hpp"
+#include "spkit/kernel.hpp"
+
+namespace spkit::cli {
+
+void add_kernels_command(CLI::App& app) {
+  auto* cmd = app.add_subcommand("kernels", "List the registered kernels");
+  auto json = std::make_shared<bool>(false);
+  cmd->add_flag("--json", *json, "JSON array instead of a table");
+  cmd->callback([json] {
+    const auto& all = registry().all();
+    if (*json) {
+      nlohmann::json out = nlohmann::json::array();
+      for (const auto& k : all)
+        out.push_back({{"name", k.name}, {"format", std::string(to_string(k.format))},
+                       {"backend", std::string(to_string(k.backend))}, {"parallel", k.parallel},
+                       {"comparison", k.comparison}, {"description", k.description}});
+      std::cout << out.dump(2) << "\n";
+      return;
+    }
+    std::printf("%-32s %-9s %-7s %-8s %s\n", "kernel", "format", "backend", "kind", "description");
+    for (const auto& k : all)
+      std::printf("%-32s %-9s %-7s %-8s %s\n", k.name.c_str(), std::string(to_string(k.format)).c_str(),
+                  std::string(to_string(k.backend)).c_str(),
+                  k.comparison ? "baseline" : (k.parallel ? "parallel" : "serial"), k.description.c_str());
+  });
+}
+
+}  // namespace spkit::cli

@@ -1,0 +1,58 @@
+#pragma once
+// Runs registered kernels on one matrix the way `spkit spmv` and `spkit bench` do: plan once
+// (timed as conversion), warm up, time R runs, validate against the serial double reference.
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "spkit/formats/csr.hpp"
+#include "spkit/kernel.hpp"
+
+namespace spkit {
+
+enum class DeviceSelect { cpu, gpu, all };
+
+struct SpmvRunOptions {
+  std::string kernels = "all";  // comma-separated globs over registry names
+  DeviceSelect device = DeviceSelect::all;
+  std::vector<Precision> precisions{Precision::f64};
+  std::vector<int> threads;  // for parallel CPU kernels; empty: {max threads}
+  TimingOptions timing;
+  bool include_comparison = true;  // ref.* and cuda.cusparse.* kernels
+  std::uint64_t seed = 1;          // for random x
+  const std::vector<double>* x = nullptr;  // given x (else random in [-1, 1) from seed)
+  std::uint64_t memory_budget_bytes = 0;
+  int hack_size = 32;
+  // Called before each cell runs (kernel, precision, threads, index, total) for progress output.
+  std::function<void(const KernelInfo&, Precision, int threads, std::size_t index, std::size_t total)> on_cell;
+  // Receives y (in double) of each successful kernel run, e.g. for --y-out.
+  std::function<void(const KernelInfo&, Precision, int threads, const std::vector<double>& y)> on_result_y;
+};
+
+struct SpmvResult {
+  std::string kernel, format, backend, precision;
+  int threads = 1;
+  double conversion_ms = 0;     // plan time: conversion + partition + upload + preprocessing
+  double median_ms = 0, mean_ms = 0, min_ms = 0;
+  double gflops = 0;            // 2 nnz / median (true non-zeros)
+  double gbytes_per_s = 0;      // effective: CSR bytes in this precision / median (common yardstick)
+  double own_gbytes_per_s = 0;  // this format's own bytes_moved / median
+  double speedup = 0;           // over the serial kernel of the same format, same precision (0: none)
+  double efficiency = 0;        // speedup / threads
+  double rel_l2_error = 0, max_abs_error = 0;
+  bool valid = false;
+  std::string status;           // "ok", "FAILED", "skipped"
+  std::string note;             // why skipped/failed, or the kernel's detail()
+  bool comparison = false;
+  std::uint64_t bytes_moved = 0;
+};
+
+// The common yardstick: bytes CSR must move in precision T with 32-bit row pointers,
+// (sizeof(T) + 4) nnz + 4 m + sizeof(T) (m + n)  (12 nnz + 4 m + 8 (m + n) in fp64).
+std::uint64_t csr_effective_bytes(const Csr<double>& a, Precision p);
+
+std::vector<SpmvResult> run_spmv(const Csr<double>& a, const SpmvRunOptions& opts);
+
+}  // namespace spkit

@@ -1,0 +1,122 @@
+#pragma once
+// The kernel contract and THE registry. A kernel separates planning (conversion, partitioning,
+// upload, workspace) from running, so nothing but the product itself sits in a timed loop.
+// Everything that lists or runs kernels (spkit kernels, spkit spmv, spkit bench, the tests, the
+// auto-selector) iterates registry(); there is no second list anywhere.
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "spkit/formats/csr.hpp"
+
+namespace spkit {
+
+enum class Format { coo, csr, ell, hll, hyb, bmsparse, sell, bsr, rsb };
+enum class Backend { cpu, cuda };
+enum class Precision { f32, f64 };
+
+std::string_view to_string(Format f);
+std::string_view to_string(Backend b);
+std::string_view to_string(Precision p);
+template <class T>
+constexpr Precision precision_of() { return sizeof(T) == 4 ? Precision::f32 : Precision::f64; }
+
+// What a plan is made with. Fields a kernel doesn't use are ignored.
+struct PlanOptions {
+  int threads = 1;                     // OpenMP threads for parallel CPU kernels (fixed at plan time)
+  int hack_size = 32;                  // HLL hack size
+  std::uint64_t memory_budget_bytes = 0;  // 0: available memory; formats over it throw TooLarge
+  int device = 0;                      // CUDA device ordinal
+};
+
+struct TimingOptions {
+  int warmup = 3;
+  int reps = 30;
+  bool flush_cache = false;  // GPU: evict L2 between runs (untimed) to measure cold-cache SpMV
+};
+
+// One SpMV y = A x prepared for one matrix. x and y passed to run() live in the kernel's memory
+// space (host for cpu, device for cuda); time() takes host vectors and handles the transfers
+// outside the timed region.
+template <class T>
+class SpmvPlan {
+ public:
+  virtual ~SpmvPlan() = default;
+  virtual void run(const T* x, T* y) = 0;
+  // Runs warmup + reps products on host x, leaves A x in host y, returns each timed run's ms.
+  virtual std::vector<double> time(const T* x, T* y, const TimingOptions& opts) = 0;
+  // Bytes this format must move per product (matrix arrays read once, x read once, y written once),
+  // counted honestly: padding included, repeated x gathers not.
+  virtual std::uint64_t bytes_moved() const = 0;
+  // Free-form remark for tables ("ELL width 27", "hack size 32"), may be empty.
+  virtual std::string detail() const { return {}; }
+};
+
+// Base for host kernels: time() runs run() under a steady clock.
+template <class T>
+class CpuSpmvPlan : public SpmvPlan<T> {
+ public:
+  std::vector<double> time(const T* x, T* y, const TimingOptions& opts) override;
+};
+
+template <class T>
+using PlanFactory = std::function<std::unique_ptr<SpmvPlan<T>>(const Csr<T>& a, const PlanOptions& opts)>;
+
+struct KernelInfo {
+  std::string name;         // stable, dotted: backend.format.variant (e.g. cpu.csr.omp.nnz_balanced)
+  Format format;
+  Backend backend;
+  bool parallel = false;    // uses PlanOptions::threads (swept by the benchmark)
+  bool comparison = false;  // a vendor/third-party baseline (ref.*, cuda.cusparse.*), benchmark-only
+  std::string description;  // one line: what it does, which seed it comes from
+  PlanFactory<float> make_f32;
+  PlanFactory<double> make_f64;
+
+  template <class T>
+  const PlanFactory<T>& factory() const {
+    if constexpr (sizeof(T) == 4) return make_f32; else return make_f64;
+  }
+};
+
+class Registry {
+ public:
+  void add(KernelInfo info);  // throws spkit::Error on a duplicate name
+  const std::vector<KernelInfo>& all() const { return kernels_; }
+  const KernelInfo* find(std::string_view name) const;
+  // Kernels whose name matches any of the comma-separated globs (`*`, `?`); "all" matches every one.
+  std::vector<const KernelInfo*> match(std::string_view patterns) const;
+
+ private:
+  std::vector<KernelInfo> kernels_;
+};
+
+// The process-wide registry, filled on first use by src/kernels/registry.cpp.
+const Registry& registry();
+
+// Registers a kernel whose plan is a class template `Plan<T>` constructible as Plan<T>(csr, options).
+template <template <class> class Plan>
+void add_kernel(Registry& reg, std::string name, Format format, Backend backend, bool parallel,
+                std::string description, bool comparison = false) {
+  KernelInfo info;
+  info.name = std::move(name);
+  info.format = format;
+  info.backend = backend;
+  info.parallel = parallel;
+  info.comparison = comparison;
+  info.description = std::move(description);
+  info.make_f32 = [](const Csr<float>& a, const PlanOptions& o) -> std::unique_ptr<SpmvPlan<float>> {
+    return std::make_unique<Plan<float>>(a, o);
+  };
+  info.make_f64 = [](const Csr<double>& a, const PlanOptions& o) -> std::unique_ptr<SpmvPlan<double>> {
+    return std::make_unique<Plan<double>>(a, o);
+  };
+  reg.add(std::move(info));
+}
+
+// glob match used by Registry::match (exposed for the CLI's other filters).
+bool glob_match(std::string_view pattern, std::string_view text);
+
+}  // namespace spkit

@@ -1,0 +1,17 @@
+#pragma once
+// Umbrella header: everything a library user needs.
+#include "spkit/config.hpp"
+#include "spkit/error.hpp"
+#include "spkit/formats/bmsparse.hpp"
+#include "spkit/formats/coo.hpp"
+#include "spkit/formats/csr.hpp"
+#include "spkit/formats/ell.hpp"
+#include "spkit/formats/hll.hpp"
+#include "spkit/formats/hyb.hpp"
+#include "spkit/gen.hpp"
+#include "spkit/io/matrix_market.hpp"
+#include "spkit/io/spkb.hpp"
+#include "spkit/io/vector.hpp"
+#include "spkit/kernel.hpp"
+#include "spkit/stats.hpp"
+#include "spkit/validate.hpp"

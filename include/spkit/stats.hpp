@@ -1,0 +1,33 @@
+#pragma once
+// Matrix statistics: what `spkit info` prints and what the auto-selector reads.
+#include <array>
+#include <cstdint>
+
+#include "spkit/formats/csr.hpp"
+
+namespace spkit {
+
+struct MatrixStats {
+  std::int64_t rows = 0, cols = 0, nnz = 0;
+  std::int64_t row_nnz_min = 0, row_nnz_max = 0;
+  double row_nnz_mean = 0, row_nnz_std = 0;
+  std::int64_t empty_rows = 0;
+  std::int64_t max_diag_distance = 0;  // max |col - row| over stored entries
+  // ELLPACK
+  std::int64_t ell_width = 0;         // MAXNZ
+  double ell_padding_ratio = 0;       // padded slots / nnz (0 = no padding)
+  // HLL at `hack_size`
+  int hack_size = 32;
+  double hll_padding_ratio = 0;
+  // bmSparse 8x8
+  std::int64_t bm_blocks = 0;
+  double bm_nnz_per_block = 0;
+  std::array<std::int64_t, 65> bm_block_histogram{};  // [k] = blocks with k non-zeros (k = 1..64)
+  // bytes each format would take, fp64 values / fp32 values
+  struct Bytes { std::uint64_t f64 = 0, f32 = 0; };
+  Bytes bytes_coo, bytes_csr, bytes_ell, bytes_hll, bytes_hyb, bytes_bmsparse;
+};
+
+MatrixStats compute_stats(const Csr<double>& a, int hack_size = 32);
+
+}  // namespace spkit

@@ -1,0 +1,6 @@
+// CPU kernels for csr (placeholder until its kernels land).
+#include "spkit/kernel.hpp"
+
+namespace spkit {
+void register_cpu_csr_kernels(Registry&) {}
+}  // namespace spkit

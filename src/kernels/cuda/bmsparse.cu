@@ -1,0 +1,6 @@
+// CUDA kernels for bmsparse (placeholder until its kernels land).
+#include "spkit/kernel.hpp"
+
+namespace spkit {
+void register_cuda_bmsparse_kernels(Registry&) {}
+}  // namespace spkit

@@ -1,0 +1,6 @@
+// CUDA kernels for hll (placeholder until its kernels land).
+#include "spkit/kernel.hpp"
+
+namespace spkit {
+void register_cuda_hll_kernels(Registry&) {}
+}  // namespace spkit

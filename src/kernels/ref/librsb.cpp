@@ -1,0 +1,6 @@
+// Comparison kernel: librsb (placeholder until it lands).
+#include "spkit/kernel.hpp"
+
+namespace spkit {
+void register_ref_librsb_kernels(Registry&) {}
+}  // namespace spkit

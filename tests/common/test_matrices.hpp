@@ -1,0 +1,40 @@
+#pragma once
+// The matrices every kernel is checked on: hand-made edge cases, generator families at small sizes
+// and the real matrices of ../shared/matrices that are small enough. Shared by all kernel tests.
+#include <cstdint>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "spkit/formats/csr.hpp"
+
+namespace spkit::test {
+
+struct NamedMatrix {
+  std::string name;
+  Csr<double> a;
+};
+
+// Builds CSR from a dense description: pattern(i, j) says whether (i, j) is stored; values random
+// in [-1, 1) (never exactly zero, so a missed entry always shows).
+Csr<double> random_csr(std::int64_t rows, std::int64_t cols, std::uint64_t seed,
+                       const std::vector<std::vector<std::int32_t>>& row_columns);
+// Random matrix with given row lengths (columns distinct, uniform).
+Csr<double> random_rows(std::int64_t rows, std::int64_t cols, const std::vector<std::int64_t>& lengths,
+                        std::uint64_t seed);
+
+// Hand-made edge cases: empty, 1x1, empty rows, one dense row, a dense column, non-square both
+// ways, sizes that are not multiples of 8 / 32 / the hack size, one row holding most non-zeros.
+std::vector<NamedMatrix> edge_case_matrices();
+// Every generator family at a small size (n chosen to be awkward: not a multiple of 8 or 32).
+std::vector<NamedMatrix> family_matrices();
+// Real matrices from ../shared/matrices (whatever it holds) up to `max_nnz`.
+std::vector<NamedMatrix> real_matrices(std::int64_t max_nnz = 2'000'000);
+// All three.
+std::vector<NamedMatrix> all_test_matrices();
+
+// Random x in [-1, 1) for a fresh seed each call (seed printed by the caller on failure).
+std::vector<double> random_vector(std::int64_t n, std::uint64_t seed);
+std::uint64_t fresh_seed();
+
+}  // namespace spkit::test
