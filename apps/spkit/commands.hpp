@@ -5,5 +5,13 @@
 namespace spkit::cli {
 
 void add_kernels_command(CLI::App& app);
+void add_info_command(CLI::App& app);
+void add_convert_command(CLI::App& app);
+void add_gen_command(CLI::App& app);
+void add_spmv_command(CLI::App& app);
+void add_bandwidth_command(CLI::App& app);
+void add_bench_command(CLI::App& app);
+void add_report_command(CLI::App& app);
+void add_compare_command(CLI::App& app);
 
 }  // namespace spkit::cli

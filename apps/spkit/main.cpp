@@ -11,6 +11,14 @@ int main(int argc, char** argv) {
   CLI::App app{"spkit: sparse matrix-vector products in many formats on CPU and GPU"};
   app.set_version_flag("--version", SPKIT_VERSION);
   app.require_subcommand(1);
+  spkit::cli::add_info_command(app);
+  spkit::cli::add_convert_command(app);
+  spkit::cli::add_gen_command(app);
+  spkit::cli::add_spmv_command(app);
+  spkit::cli::add_bandwidth_command(app);
+  spkit::cli::add_bench_command(app);
+  spkit::cli::add_report_command(app);
+  spkit::cli::add_compare_command(app);
   spkit::cli::add_kernels_command(app);
   try {
     app.parse(argc, argv);
