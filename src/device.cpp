@@ -8,5 +8,6 @@ namespace spkit {
 bool cuda_compiled() { return false; }
 int gpu_count() { return 0; }
 GpuInfo gpu_info(int) { throw Error("this spkit was built without CUDA support"); }
+GpuBandwidth measure_gpu_bandwidth(int) { throw Error("this spkit was built without CUDA support"); }
 }  // namespace spkit
 #endif

@@ -19,4 +19,11 @@ bool cuda_compiled();        // this build contains the CUDA kernels
 int gpu_count();             // usable CUDA devices (0 without CUDA or without a device/driver)
 GpuInfo gpu_info(int device = 0);  // throws spkit::Error when there is no such device
 
+// Device memory bandwidth over buffers far larger than L2, counting bytes read plus bytes written:
+// copy (b = a), triad (a = b + s c) and read-only (sum of a). GB/s, medians over repetitions.
+struct GpuBandwidth {
+  double copy_gbs = 0, triad_gbs = 0, read_gbs = 0;
+};
+GpuBandwidth measure_gpu_bandwidth(int device = 0);  // throws spkit::Error without a GPU
+
 }  // namespace spkit

@@ -34,3 +34,8 @@ GpuInfo gpu_info(int device) {
 }
 
 }  // namespace spkit
+
+namespace spkit {
+// placeholder until the CUDA work lands
+GpuBandwidth measure_gpu_bandwidth(int) { throw Error("GPU bandwidth measurement not implemented yet"); }
+}  // namespace spkit
