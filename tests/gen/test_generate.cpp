@@ -318,6 +318,10 @@ TEST(Generate, RejectsBadOptionsWithClearMessages) {
   EXPECT_NE(error_of(opts("lap3d", 2000)).find("2^31"), std::string::npos);
   EXPECT_NE(error_of(opts("road", 50000)).find("2^31"), std::string::npos);
   EXPECT_THROW(size_for_nnz("nope", 100), Error);
+  // Refused before anything large is allocated: 2e12 non-zeros.
+  o = opts("random", 2'000'000'000);
+  o.per_row = 1000;
+  EXPECT_THROW(generate(o), TooLarge);
 }
 
 TEST(Generate, SizeForNnzHitsTheTarget) {
