@@ -21,13 +21,15 @@ namespace spkit {
 namespace {
 
 using gen_detail::hash3;
+using gen_detail::IndexPermutation;
 using gen_detail::StreamRng;
 using gen_detail::unit_from;
 
 constexpr std::int64_t kMaxIndex = std::numeric_limits<std::int32_t>::max();
 
 // Salts keep the streams of different purposes apart for the same seed.
-enum Salt : std::uint64_t { kRowSalt = 1, kEdgeSalt = 2, kRoadSalt = 3, kCircuitSalt = 4 };
+enum Salt : std::uint64_t { kRowSalt = 1, kEdgeSalt = 2, kRoadSalt = 3, kCircuitSalt = 4, kRankSalt = 5 };
+
 
 class RowGenerator {
  public:
@@ -246,8 +248,11 @@ class RandomGenerator : public RowGenerator {
 class PowerlawGenerator : public RowGenerator {
  public:
   PowerlawGenerator(std::int64_t n, int mean, double s, std::uint64_t seed)
-      : n_(n), s_(s), mean_(mean), seed_(seed) {
-    // Row length L = min(cap, floor(X)), X Pareto: X = x_min * U^(-s), P(X >= t) = (x_min / t)^(1/s).
+      : n_(n), s_(s), mean_(mean), seed_(seed), rank_(static_cast<std::uint64_t>(n), seed ^ kRankSalt) {
+    // Zipf's rank-size law: the row of rank r (a seeded permutation of the rows) gets
+    // L = min(cap, floor(x_min * u^-s)) entries, u = (r + 1/2) / n. That is the Pareto law
+    // P(X >= t) = (x_min / t)^(1/s) sampled at stratified quantiles, so the total is close to its
+    // expectation even for small n, and the longest rows land anywhere in the matrix.
     // The cap keeps the longest row realistic (a few thousand times the mean for large n).
     double cap = std::max(4.0 * mean, 4.0 * mean * std::sqrt(static_cast<double>(n)));
     cap_ = std::min<std::int64_t>(n, static_cast<std::int64_t>(cap));
@@ -275,13 +280,10 @@ class PowerlawGenerator : public RowGenerator {
   std::int64_t rows() const override { return n_; }
   std::int64_t cols() const override { return n_; }
   double expected_nnz() const override { return static_cast<double>(n_) * mean_; }
-  std::int64_t row_length(std::int64_t row) const override {
-    StreamRng rng(seed_, static_cast<std::uint64_t>(row), kRowSalt);
-    return draw_length(rng);
-  }
+  std::int64_t row_length(std::int64_t row) const override { return length_of(row); }
   void fill_row(std::int64_t row, std::int32_t* cols, double* values) const override {
     StreamRng rng(seed_, static_cast<std::uint64_t>(row), kRowSalt);
-    std::int64_t len = draw_length(rng);
+    const std::int64_t len = length_of(row);
     if (4 * len > n_) {
       selection_sample(rng, len, n_, cols);
     } else {
@@ -295,15 +297,16 @@ class PowerlawGenerator : public RowGenerator {
   }
 
  private:
-  std::int64_t draw_length(StreamRng& rng) const {
-    double u = 1.0 - rng.uniform();  // (0, 1]
-    double x = x_min_ * std::pow(u, -s_);
+  std::int64_t length_of(std::int64_t row) const {
+    const double u = (static_cast<double>(rank_(static_cast<std::uint64_t>(row))) + 0.5) / static_cast<double>(n_);
+    const double x = x_min_ * std::pow(u, -s_);
     if (!(x < static_cast<double>(cap_))) return cap_;
     return static_cast<std::int64_t>(x);
   }
   std::int64_t n_, cap_ = 0;
   double s_, mean_, x_min_ = 0;
   std::uint64_t seed_;
+  IndexPermutation rank_;
 };
 
 // ---- circuit: diagonal, mostly near-diagonal couplings, a few dense rows and columns --------------
