@@ -101,13 +101,14 @@ std::vector<std::string_view> words(std::string_view line) {
   return out;
 }
 
-bool looks_binary(std::string_view text) {
+// Offset of the first control byte (not a text file) in the first 4 KiB, or npos.
+std::size_t first_binary_byte(std::string_view text) {
   const std::size_t n = std::min<std::size_t>(text.size(), 4096);
   for (std::size_t i = 0; i < n; ++i) {
     const auto u = static_cast<unsigned char>(text[i]);
-    if (u == 0 || (u < 0x20 && u != '\n' && u != '\r' && u != '\t' && u != '\f' && u != '\v')) return true;
+    if (u == 0 || (u < 0x20 && u != '\n' && u != '\r' && u != '\t' && u != '\f' && u != '\v')) return i;
   }
-  return false;
+  return std::string_view::npos;
 }
 
 // --- numbers --------------------------------------------------------------------------------------
@@ -230,7 +231,9 @@ ParsedHeader parse_header(std::string_view text, const std::string& src) {
     throw ParseError(src, 1, "gzip-compressed data where Matrix Market text was expected");
   if (text.size() >= 4 && std::memcmp(text.data(), "SPKB", 4) == 0)
     throw ParseError(src, 1, "this is a .spkb binary file, not Matrix Market text");
-  if (looks_binary(text)) throw ParseError(src, 1, "binary data, not a Matrix Market text file");
+  if (const std::size_t at = first_binary_byte(text); at != std::string_view::npos)
+    throw ParseError(src, 1 + std::count(text.begin(), text.begin() + at, '\n'),
+                     "binary data (byte " + quote(text.substr(at, 1)) + "), not a Matrix Market text file");
 
   ParsedHeader ph;
   std::size_t pos = 0;
