@@ -8,7 +8,9 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <iomanip>
 #include <memory>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -91,9 +93,15 @@ void rejection_sample(std::int64_t k, std::int32_t* out, Draw&& draw) {
 std::int64_t checked_dim(const std::string& family, std::int64_t n, int power, std::int64_t factor = 1) {
   long double v = static_cast<long double>(factor);
   for (int p = 0; p < power; ++p) v *= static_cast<long double>(n);
-  if (v > static_cast<long double>(kMaxIndex))
-    throw Error("gen " + family + ": n = " + std::to_string(n) + " gives " + std::to_string(static_cast<double>(v)) +
+  if (v > static_cast<long double>(kMaxIndex)) {
+    std::ostringstream rows;
+    if (v < 1e18L)
+      rows << static_cast<long long>(v);
+    else
+      rows << "about " << std::setprecision(3) << static_cast<double>(v);
+    throw Error("gen " + family + ": n = " + std::to_string(n) + " gives " + rows.str() +
                 " rows, more than 2^31-1 (the limit of 32-bit column indices); choose a smaller --n");
+  }
   std::int64_t r = factor;
   for (int p = 0; p < power; ++p) r *= n;
   return r;
