@@ -9,6 +9,7 @@
 #include <numeric>
 #include <string>
 
+#include "io/io_util.hpp"
 #include "spkit/error.hpp"
 
 namespace spkit {
@@ -109,14 +110,14 @@ Csr<T> counting_sort_to_csr(const Coo<T>& coo, bool sum_duplicates, int threads)
   Csr<T> csr;
   csr.rows = coo.rows;
   csr.cols = coo.cols;
-  csr.row_ptr.assign(static_cast<std::size_t>(rows) + 1, 0);
+  io_detail::resize_huge(csr.row_ptr, static_cast<std::size_t>(rows) + 1);
   // Per-thread row counts cost threads x rows x 8 bytes: use fewer scatter threads when that is large.
   const std::int64_t allowed = std::max<std::int64_t>(std::int64_t(64) << 20, nnz * 8);
   const int st = nnz < 65536 ? 1 : static_cast<int>(std::clamp<std::int64_t>(allowed / ((rows + 1) * 8), 1, threads));
   std::unique_ptr<std::int64_t[]> cnt(new std::int64_t[static_cast<std::size_t>(st) * (rows + 1)]);
   const std::int32_t* ri = coo.row_idx.data();
-  csr.col_idx.resize(static_cast<std::size_t>(nnz));
-  csr.values.resize(static_cast<std::size_t>(nnz));
+  io_detail::resize_huge(csr.col_idx, static_cast<std::size_t>(nnz));
+  io_detail::resize_huge(csr.values, static_cast<std::size_t>(nnz));
   std::int32_t* cols = csr.col_idx.data();
   T* vals = csr.values.data();
 #pragma omp parallel num_threads(st)
@@ -216,8 +217,10 @@ Csr<T> counting_sort_to_csr(const Coo<T>& coo, bool sum_duplicates, int threads)
   // Close the gaps left by merged duplicates.
   exclusive_scan(new_len.data(), rows, threads);
   const std::int64_t total = new_len[rows];
-  std::vector<std::int32_t> out_cols(static_cast<std::size_t>(total));
-  std::vector<T> out_vals(static_cast<std::size_t>(total));
+  std::vector<std::int32_t> out_cols;
+  std::vector<T> out_vals;
+  io_detail::resize_huge(out_cols, static_cast<std::size_t>(total));
+  io_detail::resize_huge(out_vals, static_cast<std::size_t>(total));
 #pragma omp parallel for schedule(dynamic, 1024) num_threads(threads) if (rows > 4096)
   for (std::int64_t i = 0; i < rows; ++i) {
     const std::int64_t len = new_len[i + 1] - new_len[i];
@@ -242,14 +245,20 @@ Csr<T> coo_to_csr_impl(const Coo<T>& coo, bool sum_duplicates, Coo<T>* consumabl
     Csr<T> csr;
     csr.rows = coo.rows;
     csr.cols = coo.cols;
-    csr.row_ptr.resize(static_cast<std::size_t>(coo.rows) + 1);
+    io_detail::resize_huge(csr.row_ptr, static_cast<std::size_t>(coo.rows) + 1);
     row_ptr_from_sorted(coo.row_idx.data(), coo.nnz(), coo.rows, csr.row_ptr.data(), threads);
     if (consumable) {
       csr.col_idx = std::move(consumable->col_idx);
       csr.values = std::move(consumable->values);
     } else {
-      csr.col_idx = coo.col_idx;
-      csr.values = coo.values;
+      io_detail::resize_huge(csr.col_idx, coo.col_idx.size());
+      io_detail::resize_huge(csr.values, coo.values.size());
+      const std::int64_t n = coo.nnz();
+#pragma omp parallel for schedule(static) num_threads(threads) if (n > 65536)
+      for (std::int64_t k = 0; k < n; ++k) {
+        csr.col_idx[k] = coo.col_idx[k];
+        csr.values[k] = coo.values[k];
+      }
     }
     return csr;
   }

@@ -15,6 +15,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstring>
+#include <type_traits>
 #include <limits>
 #include <memory>
 #include <numeric>
@@ -519,10 +520,21 @@ MmMatrix parse_matrix_market(std::string_view text, std::string_view source, con
   coo.cols = h.cols;
   // Pass 2: parse into the slots. Vectors are sized once (the size is bounded by the file's lines).
   const std::int64_t fill = std::max<std::int64_t>(total_capacity, 0);
-  coo.values.resize(static_cast<std::size_t>(fill));
+  // Room for the mirrored entries too, so expansion does not move the arrays.
+  const std::size_t room = static_cast<std::size_t>(
+      opts.expand_symmetry && h.symmetry != MmSymmetry::general ? std::min<std::int64_t>(2 * fill, 2 * declared) : fill);
+  auto size_arrays = [&](auto& v) {
+    if (room > static_cast<std::size_t>(fill)) {
+      v.reserve(std::max(room, static_cast<std::size_t>(fill)));
+      io_detail::advise_huge_pages(v.data(), v.capacity() * sizeof(v[0]));
+      io_detail::touch_pages_parallel(v.data(), v.capacity() * sizeof(v[0]));
+    }
+    io_detail::resize_huge(v, static_cast<std::size_t>(fill));
+  };
+  size_arrays(coo.values);
   if (coordinate) {
-    coo.row_idx.resize(static_cast<std::size_t>(fill));
-    coo.col_idx.resize(static_cast<std::size_t>(fill));
+    size_arrays(coo.row_idx);
+    size_arrays(coo.col_idx);
   }
   BodyContext ctx{&h, text, coordinate ? coo.row_idx.data() : nullptr, coordinate ? coo.col_idx.data() : nullptr,
                   coo.values.data()};
@@ -579,8 +591,8 @@ MmMatrix parse_matrix_market(std::string_view text, std::string_view source, con
   if (!coordinate) {
     // Column-major values: general holds every (i, j); symmetric the lower triangle with the diagonal;
     // skew-symmetric the strict lower triangle.
-    coo.row_idx.resize(static_cast<std::size_t>(found));
-    coo.col_idx.resize(static_cast<std::size_t>(found));
+    io_detail::resize_huge(coo.row_idx, static_cast<std::size_t>(found));
+    io_detail::resize_huge(coo.col_idx, static_cast<std::size_t>(found));
     const std::int64_t m = h.rows, ncols = h.cols;
     const int shift = h.symmetry == MmSymmetry::general ? -1 : (h.symmetry == MmSymmetry::symmetric ? 0 : 1);
 #pragma omp parallel for schedule(dynamic, 64) num_threads(threads) if (found > 65536)
