@@ -209,11 +209,7 @@ class CsrWarpPlanBase : public CudaSpmvPlan<T> {
   std::string detail() const override { return "warp per row, " + std::to_string(warps_per_block_) + " warps/block"; }
 
  protected:
-  bool nothing_to_do(T* y) {
-    if (this->rows_ == 0) return true;
-    if (this->nnz_ == 0) { this->zero_output(y); return true; }
-    return false;
-  }
+  bool nothing_to_do(T* y) { return this->handle_trivial(y); }
   DeviceCsr<T> m_;
   int warps_per_block_ = 8;
   Launch launch_;

@@ -145,6 +145,12 @@ class CudaSpmvPlan : public SpmvPlan<T> {
   const DeviceProps& props() const { return *props_; }
   // For plans whose matrix has no non-zeros (or no rows): y = 0, no kernel launch.
   void zero_output(T* y) const;
+  // True when run() has nothing to launch: no rows, or no non-zeros (then y is set to 0).
+  bool handle_trivial(T* y) const {
+    if (rows_ == 0) return true;
+    if (nnz_ == 0) { zero_output(y); return true; }
+    return false;
+  }
   // CSR bytes per product in precision T: row_ptr (the plan's index width), col_idx, values, x, y.
   std::uint64_t csr_bytes(int row_ptr_bytes = 8) const;
 
