@@ -75,7 +75,7 @@ std::int64_t blocks_for(std::int64_t items, std::int64_t per_block, const Device
 int subwarp_lanes(double mean_row_length) {
   const double target = mean_row_length / 4.0;
   int lanes = 2;
-  while (lanes < 32 && lanes * 1.5 < target) lanes *= 2;  // nearest power of two in ratio
+  while (lanes < 32 && lanes * 2 <= target) lanes *= 2;  // largest power of two <= mean/4
   return lanes;
 }
 

@@ -113,8 +113,8 @@ inline int default_block_threads(const DeviceProps& p) { return std::min(256, p.
 // Blocks to cover `items` with `per_block` items each; throws when the grid would exceed the limit.
 std::int64_t blocks_for(std::int64_t items, std::int64_t per_block, const DeviceProps& p);
 
-// Lanes per row for the sub-warp CSR kernel: the power of two (2..32) nearest mean/4, so that each
-// lane handles about four non-zeros of a row (few idle lanes, short reductions).
+// Lanes per row for the sub-warp CSR kernel: the largest power of two (2..32) <= mean/4, so that
+// each lane handles at least about four non-zeros of a row (few idle lanes, short reductions).
 int subwarp_lanes(double mean_row_length);
 
 struct RowStats {
