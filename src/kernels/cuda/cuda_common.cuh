@@ -50,6 +50,9 @@ void set_device(int device);                  // cudaSetDevice, checked
 // for (out of memory) or DeviceError (anything else).
 void* device_malloc(std::size_t bytes, const char* what);
 void device_free(void* p) noexcept;
+// Throws TooLarge before a costly host conversion when its device arrays cannot fit in the
+// device's free memory (leaving 5% headroom).
+void check_device_fits(std::uint64_t bytes, const std::string& what);
 
 template <class T>
 class DeviceBuffer {
