@@ -19,6 +19,9 @@ struct MatrixStats {
   // HLL at `hack_size`
   int hack_size = 32;
   double hll_padding_ratio = 0;
+  // HYB: ELL width K (the rule of hyb.hpp) and the entries beyond it (the COO part)
+  std::int64_t hyb_width = 0;
+  std::int64_t hyb_coo_entries = 0;
   // bmSparse 8x8
   std::int64_t bm_blocks = 0;
   double bm_nnz_per_block = 0;
@@ -28,6 +31,8 @@ struct MatrixStats {
   Bytes bytes_coo, bytes_csr, bytes_ell, bytes_hll, bytes_hyb, bytes_bmsparse;
 };
 
+// Columns must be sorted within rows (the CSR contract). Parallel (OpenMP); O(nnz).
+// Throws spkit::Error for hack_size < 1 or an inconsistent row_ptr.
 MatrixStats compute_stats(const Csr<double>& a, int hack_size = 32);
 
 }  // namespace spkit

@@ -1,0 +1,48 @@
+#pragma once
+// Counter-based randomness for the generator: every row (and every edge) gets its own stream from
+// splitmix64 of the seed and its index, so results never depend on the thread count or schedule.
+#include <cstdint>
+
+namespace spkit::gen_detail {
+
+inline std::uint64_t mix64(std::uint64_t z) {
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+
+constexpr std::uint64_t kGolden = 0x9E3779B97F4A7C15ull;
+
+// A hash of (seed, a, b): the same value wherever and whenever it is computed.
+inline std::uint64_t hash3(std::uint64_t seed, std::uint64_t a, std::uint64_t b) {
+  return mix64(mix64(seed + kGolden) ^ mix64(a * kGolden + 0x632BE59BD9B4E019ull) ^ (b * 0xD6E8FEB86659FD93ull));
+}
+
+// Uniform in [0, 1) from 53 bits of a hash.
+inline double unit_from(std::uint64_t h) { return static_cast<double>(h >> 11) * 0x1.0p-53; }
+
+// splitmix64 generator started at hash3(seed, stream, salt).
+class StreamRng {
+ public:
+  StreamRng(std::uint64_t seed, std::uint64_t stream, std::uint64_t salt) : state_(hash3(seed, stream, salt)) {}
+  std::uint64_t next() {
+    state_ += kGolden;
+    return mix64(state_);
+  }
+  double uniform() { return unit_from(next()); }  // [0, 1)
+  // Uniform integer in [0, m), m > 0 (Lemire's multiply-shift; bias below 2^-64 * m).
+  std::int64_t below(std::int64_t m) {
+    return static_cast<std::int64_t>((static_cast<unsigned __int128>(next()) * static_cast<std::uint64_t>(m)) >> 64);
+  }
+  // A value of magnitude in [0.25, 1) and random sign: never zero, never tiny.
+  double value() {
+    std::uint64_t r = next();
+    double magnitude = 0.25 + 0.75 * unit_from(r);
+    return (r & 1u) ? -magnitude : magnitude;
+  }
+
+ private:
+  std::uint64_t state_;
+};
+
+}  // namespace spkit::gen_detail
