@@ -156,6 +156,21 @@ std::string command_line() {
   return line;
 }
 
+// Kernels grouped so that each group's speedup baseline runs once with it: CPU kernels by format
+// (ref.* with csr, whose serial kernel is their baseline), all CUDA kernels together (cuSPARSE).
+std::vector<std::vector<const KernelInfo*>> baseline_groups(const std::vector<const KernelInfo*>& kernels) {
+  std::vector<std::string> order;
+  std::map<std::string, std::vector<const KernelInfo*>> groups;
+  for (const KernelInfo* k : kernels) {
+    std::string key = k->backend == Backend::cuda ? "cuda" : k->comparison ? "cpu.csr" : "cpu." + std::string(to_string(k->format));
+    if (!groups.count(key)) order.push_back(key);
+    groups[key].push_back(k);
+  }
+  std::vector<std::vector<const KernelInfo*>> out;
+  for (const auto& key : order) out.push_back(groups[key]);
+  return out;
+}
+
 std::string self_dir() {
   std::error_code ec;
   auto p = fs::read_symlink("/proc/self/exe", ec);
@@ -306,8 +321,24 @@ void run_bench(const BenchCli& cli) {
   if (cli.resume)
     progress.log(fmt::format("resume: {} of {} cells already in {}, {} to run", all_cells - todo_cells, all_cells,
                              json_path, todo_cells));
-  progress.log("measuring memory bandwidth for the roofline...");
-  results.machine = collect_machine_info(true, cores);
+  if (cli.resume && results.machine.cpu_read_gbs > 0) {
+    // Same machine, same roofline: keep the bandwidths measured by the run being resumed.
+    MachineInfo before = results.machine;
+    results.machine = collect_machine_info(false);
+    results.machine.cpu_read_gbs = before.cpu_read_gbs;
+    results.machine.cpu_copy_gbs = before.cpu_copy_gbs;
+    results.machine.cpu_triad_gbs = before.cpu_triad_gbs;
+    if (results.machine.gpu_name == before.gpu_name) {
+      results.machine.gpu_read_gbs = before.gpu_read_gbs;
+      results.machine.gpu_copy_gbs = before.gpu_copy_gbs;
+      results.machine.gpu_triad_gbs = before.gpu_triad_gbs;
+    }
+  } else {
+    progress.log("measuring memory bandwidth for the roofline...");
+    // tiny (tests): smaller arrays, still far past the caches, so the measurement takes a second.
+    const bool tiny = !cli.no_generated && parse_suite_size(cli.size) == SuiteSize::tiny;
+    results.machine = collect_machine_info(true, 0, tiny ? (std::uint64_t(128) << 20) : 0);
+  }
   progress.log(fmt::format("machine: {} ({} CPUs){}{}", results.machine.cpu_model, results.machine.logical_cpus,
                            results.machine.gpu_name.empty() ? "" : ", GPU " + results.machine.gpu_name,
                            results.machine.cpu_read_gbs > 0 ? fmt::format(", CPU read {:.1f} GB/s", results.machine.cpu_read_gbs) : ""));
@@ -353,47 +384,52 @@ void run_bench(const BenchCli& cli) {
 
     const std::string label = fmt::format("[{}/{}] {} ({} nnz)", i + 1, n, sm.name, human_count(nnz));
     std::size_t cell_in_matrix = 0;
-    for (const KernelInfo* k : pending[i]) {
+    for (const auto& group : baseline_groups(pending[i])) {
       if (g_interrupted) break;
       SpmvRunOptions o;
-      o.kernels = k->name;
+      std::string names;
+      std::size_t group_cells = 0;
+      for (const KernelInfo* k : group) {
+        names += (names.empty() ? "" : ",") + k->name;
+        group_cells += cells_of(*k, precisions, threads).size();
+      }
+      o.kernels = names;
       o.device = device;
       o.precisions = precisions;
       o.threads = threads;
       o.timing.warmup = cli.warmup;
       o.timing.reps = cli.reps;
       o.include_comparison = true;
+      o.add_baselines = true;  // speedups need the serial kernel / cuSPARSE in the same call
       o.seed = cli.seed;
       o.memory_budget_bytes = memory_budget;
-      bool first = true;
+      std::string last_kernel;
       o.on_cell = [&](const KernelInfo& info, Precision p, int t, std::size_t, std::size_t) {
         if (g_interrupted) throw Interrupted{};
         ++cell_in_matrix;
         progress.show(fmt::format("{} | {} {}{} (cell {}/{})", label, info.name, to_string(p),
                                   info.parallel ? fmt::format(" t={}", t) : "", cell_in_matrix, pending_cells[i]),
-                      first);
-        first = false;
+                      info.name != last_kernel);
+        last_kernel = info.name;
       };
       std::vector<SpmvResult> rows;
       try {
         rows = run_spmv(loaded.a, o);
       } catch (const Interrupted&) {
-        break;  // abandon this kernel's remaining cells
+        break;  // abandon this group's remaining cells
       } catch (const Error& e) {
-        progress.log(fmt::format("{} | {}: {}", label, k->name, e.what()));
+        progress.log(fmt::format("{} | {}: {}", label, names, e.what()));
       }
-      if (g_interrupted) break;  // a runner that caught the interruption: its rows are incomplete
-      std::size_t kernel_cells = cells_of(*k, precisions, threads).size();
-      progress.add_done(work_per_cell[i] * static_cast<double>(kernel_cells));
+      if (g_interrupted) break;  // a runner that swallowed the interruption: its rows are incomplete
+      progress.add_done(work_per_cell[i] * static_cast<double>(group_cells));
       for (auto& r : rows) {
         BenchRow row{sm.name, std::move(r)};
-        if (finished.count(cell_key(row))) continue;
-        // Replace a row of the same cell (a resumed run repeating a kernel) rather than duplicate it.
+        if (finished.count(cell_key(row))) continue;  // a baseline re-run on --resume
+        // Replace a row of the same cell rather than duplicate it.
         auto same = std::find_if(results.rows.begin(), results.rows.end(),
                                  [&](const BenchRow& x) { return cell_key(x) == cell_key(row); });
         if (same != results.rows.end()) *same = std::move(row); else results.rows.push_back(std::move(row));
       }
-      fill_missing_speedups(results.rows, sm.name);
       results.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
       write_results(cli.out, results);
     }

@@ -14,6 +14,7 @@
 
 #include <omp.h>
 
+#include "spkit/bench/bandwidth.hpp"
 #include "spkit/device.hpp"
 
 namespace spkit::bench {
@@ -58,7 +59,7 @@ std::uint64_t read_memtotal() {
 
 }  // namespace
 
-MachineInfo collect_machine_info(bool measure_bandwidth, int threads) {
+MachineInfo collect_machine_info(bool measure_bandwidth, int threads, std::uint64_t array_bytes) {
   MachineInfo m;
   read_cpuinfo(m);
   if (m.cpu_model.empty()) m.cpu_model = "unknown CPU";
@@ -75,8 +76,18 @@ MachineInfo collect_machine_info(bool measure_bandwidth, int threads) {
     } catch (const std::exception&) {
     }
   }
-  (void)threads;
   if (measure_bandwidth) {
+    try {
+      CpuBandwidthOptions o;
+      o.threads = threads;
+      o.array_bytes = array_bytes;
+      CpuBandwidth b = measure_cpu_bandwidth(o);
+      // STREAM's convention (best repetition): the ceiling the roofline draws.
+      m.cpu_read_gbs = b.read.best_gbs;
+      m.cpu_copy_gbs = b.copy.best_gbs;
+      m.cpu_triad_gbs = b.triad.best_gbs;
+    } catch (const std::exception&) {
+    }
     if (m.gpu_count > 0) {
       try {
         GpuBandwidth g = measure_gpu_bandwidth(0);

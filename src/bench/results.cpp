@@ -167,6 +167,8 @@ json row_json(const BenchRow& row, const MatrixRecord* m, const MachineInfo& mac
          {"bandwidth_fraction", num(bw > 0 ? r.gbytes_per_s / bw : 0.0)},
          {"bytes_moved", r.bytes_moved},
          {"speedup", num(r.speedup)},
+         {"speedup_over", r.speedup_over},
+         {"l2_flushed", r.l2_flushed},
          {"efficiency", num(r.efficiency)},
          {"rel_l2_error", num(r.rel_l2_error)},
          {"max_abs_error", num(r.max_abs_error)},
@@ -211,6 +213,8 @@ BenchRow row_from(const json& j) {
   r.own_gbytes_per_s = get_num(j, "own_gbytes_per_s");
   r.bytes_moved = static_cast<std::uint64_t>(get_int(j, "bytes_moved"));
   r.speedup = get_num(j, "speedup");
+  r.speedup_over = get_str(j, "speedup_over");
+  r.l2_flushed = get_bool(j, "l2_flushed");
   r.efficiency = get_num(j, "efficiency");
   r.rel_l2_error = get_num(j, "rel_l2_error");
   r.max_abs_error = get_num(j, "max_abs_error");
@@ -246,7 +250,8 @@ const MatrixRecord* BenchResults::find_matrix(const std::string& name) const {
 }
 
 CellKey cell_key(const BenchRow& row) {
-  return {row.matrix, row.result.kernel, row.result.precision, row.result.threads};
+  return {row.matrix, row.result.kernel + (row.result.l2_flushed ? " [L2-flushed]" : ""), row.result.precision,
+          row.result.threads};
 }
 
 std::set<CellKey> finished_cells(const BenchResults& r) {
@@ -255,41 +260,13 @@ std::set<CellKey> finished_cells(const BenchResults& r) {
   return out;
 }
 
-void fill_missing_speedups(std::vector<BenchRow>& rows, const std::string& matrix) {
-  // (format, precision) -> the serial baseline's median time
-  std::map<std::pair<std::string, std::string>, std::pair<bool, double>> baseline;  // (named serial, ms)
-  for (const auto& row : rows) {
-    const SpmvResult& r = row.result;
-    if (row.matrix != matrix || r.backend != "cpu" || r.comparison || r.status != "ok" || !r.valid ||
-        !(r.median_ms > 0) || r.threads != 1)
-      continue;
-    // Serial kernels are the ones the runner gives speedup 1 or that carry "serial" in their name.
-    bool named = r.kernel.find("serial") != std::string::npos;
-    if (!named && r.kernel.find(".omp") != std::string::npos) continue;
-    auto key = std::make_pair(r.format, r.precision);
-    auto it = baseline.find(key);
-    if (it == baseline.end() || (named && !it->second.first) ||
-        (named == it->second.first && r.median_ms < it->second.second))
-      baseline[key] = {named, r.median_ms};
-  }
-  for (auto& row : rows) {
-    SpmvResult& r = row.result;
-    if (row.matrix != matrix || r.backend != "cpu" || r.status != "ok" || !(r.median_ms > 0)) continue;
-    if (r.speedup > 0 && std::isfinite(r.speedup)) continue;
-    auto it = baseline.find({r.format, r.precision});
-    if (it == baseline.end()) continue;
-    r.speedup = it->second.second / r.median_ms;
-    r.efficiency = r.speedup / std::max(r.threads, 1);
-  }
-}
-
 const std::vector<std::string>& row_keys() {
   static const std::vector<std::string> keys = [] {
     std::vector<std::string> k{"matrix",        "kernel",        "format",       "backend",          "precision",
          "threads",       "comparison",    "status",       "valid",            "conversion_ms",
          "conversion_spmvs", "median_ms",  "mean_ms",      "min_ms",           "gflops",
          "gbytes_per_s",  "own_gbytes_per_s", "bandwidth_fraction", "bytes_moved", "speedup",
-         "efficiency",    "rel_l2_error",  "max_abs_error", "note",            "family",
+         "speedup_over", "l2_flushed", "efficiency",    "rel_l2_error",  "max_abs_error", "note",            "family",
          "rows",          "cols",          "nnz",          "row_nnz_mean",     "row_nnz_std",
          "row_nnz_max",   "empty_rows",    "ell_width",    "ell_padding_ratio", "hll_padding_ratio",
          "bm_nnz_per_block", "parse_mb_s", "fmm_parse_mb_s"};
@@ -416,7 +393,7 @@ CompareReport compare_results(const BenchResults& old_results, const BenchResult
     const SpmvResult& n = row.result;
     CompareCell cell;
     cell.matrix = row.matrix;
-    cell.kernel = n.kernel;
+    cell.kernel = std::get<1>(key);
     cell.precision = n.precision;
     cell.threads = n.threads;
     cell.old_ms = o.median_ms;
@@ -430,14 +407,14 @@ CompareReport compare_results(const BenchResults& old_results, const BenchResult
       cell.ratio = n.median_ms / o.median_ms;
       cell.slower = cell.ratio > 1.0 + threshold;
     }
-    CompareKernel& k = kernels[n.kernel];
-    k.kernel = n.kernel;
+    CompareKernel& k = kernels[cell.kernel];
+    k.kernel = cell.kernel;
     ++k.cells;
     k.slower += cell.slower;
     k.lost_validation += cell.lost_validation;
     if (timed) {
-      log_sum[n.kernel].first += std::log(cell.ratio);
-      ++log_sum[n.kernel].second;
+      log_sum[cell.kernel].first += std::log(cell.ratio);
+      ++log_sum[cell.kernel].second;
       all_log += std::log(cell.ratio);
       ++all_timed;
     }

@@ -21,7 +21,8 @@ struct MachineInfo {
 
 // Reads the machine description; with `measure_bandwidth` also measures the CPU memory bandwidth
 // (bench/bandwidth.hpp) and, when a GPU is usable, the GPU's (measure_gpu_bandwidth). A failed
-// measurement leaves 0 and never throws.
-MachineInfo collect_machine_info(bool measure_bandwidth, int threads = 0);
+// measurement leaves 0 and never throws. `threads` and `array_bytes` go to measure_cpu_bandwidth
+// (0: its defaults).
+MachineInfo collect_machine_info(bool measure_bandwidth, int threads = 0, std::uint64_t array_bytes = 0);
 
 }  // namespace spkit::bench

@@ -45,15 +45,11 @@ struct BenchResults {
   const MatrixRecord* find_matrix(const std::string& name) const;
 };
 
-// (matrix, kernel, precision, threads): the identity of a cell across runs.
+// (matrix, kernel, precision, threads): the identity of a cell across runs. A CUDA row measured with
+// L2 flushed between runs is its own cell: its kernel part reads "<kernel> [L2-flushed]".
 using CellKey = std::tuple<std::string, std::string, std::string, int>;
 CellKey cell_key(const BenchRow& row);
 std::set<CellKey> finished_cells(const BenchResults& r);
-
-// Fills speedup (and efficiency = speedup / threads) of matrix `matrix`'s CPU rows where the runner
-// left 0, against the serial kernel of the same format and precision (a name containing "serial"
-// first, else the fastest serial one) when that kernel ran successfully in `rows`.
-void fill_missing_speedups(std::vector<BenchRow>& rows, const std::string& matrix);
 
 // The flat row keys, in CSV column order (documented in docs/BENCH.md).
 const std::vector<std::string>& row_keys();
