@@ -8,6 +8,7 @@
 #include <string>
 
 #include "kernels/cpu/cpu_common.hpp"
+#include "kernels/cpu/csr_simd.hpp"
 #include "spkit/error.hpp"
 #include "spkit/kernel.hpp"
 
@@ -193,6 +194,9 @@ class CsrSpkit : public CpuSpmvPlan<T> {
   template <class Col>
   static T dot(const T* __restrict val, const Col* __restrict col, std::int64_t b, std::int64_t e, std::int64_t row,
                const T* __restrict x) {
+#if defined(SPKIT_CSR_AVX512)
+    return cpu::simd_row_dot(val, col, b, e, sizeof(Col) == 2 ? static_cast<std::int32_t>(row) : 0, x);
+#else
     T sum = 0;
     if constexpr (sizeof(Col) == 2) {
       const T* xr = x + row;  // columns are stored as col - row
@@ -203,6 +207,7 @@ class CsrSpkit : public CpuSpmvPlan<T> {
       for (std::int64_t k = b; k < e; ++k) sum += val[k] * x[col[k]];
     }
     return sum;
+#endif
   }
 
   template <class Ptr, class Col>
