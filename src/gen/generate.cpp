@@ -75,8 +75,10 @@ template <class Draw>
 void rejection_sample(std::int64_t k, std::int32_t* out, Draw&& draw) {
   std::int64_t have = 0;
   while (have < k) {
+    // Only the new draws need sorting; they are merged into the sorted, distinct prefix.
     for (std::int64_t i = have; i < k; ++i) out[i] = static_cast<std::int32_t>(draw());
-    std::sort(out, out + k);
+    std::sort(out + have, out + k);
+    std::inplace_merge(out, out + have, out + k);
     have = std::unique(out, out + k) - out;
   }
 }
