@@ -47,14 +47,17 @@ namespace {
 bool is_cusparse(const KernelInfo& k) { return k.name.rfind("cuda.cusparse.", 0) == 0; }
 
 // The kernel a CPU kernel's speedup is measured against: the first cpu.<format>.serial* kernel;
-// for third-party baselines (ref.*, which all take CSR) the first cpu.csr.serial*.
+// for third-party baselines (ref.*, which all take CSR) and formats without a serial kernel of
+// their own (e.g. HYB) the first cpu.csr.serial*. SpmvResult::speedup_over names the one used.
 const KernelInfo* serial_baseline(const Registry& reg, const KernelInfo& k) {
   if (k.backend != Backend::cpu) return nullptr;
-  const std::string fmt = k.comparison ? std::string("csr") : std::string(to_string(k.format));
-  const std::string pattern = "cpu." + fmt + ".serial*";
-  for (const auto& c : reg.all())
-    if (c.backend == Backend::cpu && !c.comparison && glob_match(pattern, c.name)) return &c;
-  return nullptr;
+  auto first_matching = [&](const std::string& pattern) -> const KernelInfo* {
+    for (const auto& c : reg.all())
+      if (c.backend == Backend::cpu && !c.comparison && glob_match(pattern, c.name)) return &c;
+    return nullptr;
+  };
+  const KernelInfo* own = k.comparison ? nullptr : first_matching("cpu." + std::string(to_string(k.format)) + ".serial*");
+  return own ? own : first_matching("cpu.csr.serial*");
 }
 
 struct Cell {

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <memory>
 #include <numeric>
 #include <string>
 
@@ -12,82 +13,258 @@
 
 namespace spkit {
 
+namespace {
+
+constexpr std::int64_t kInt32Max = std::numeric_limits<std::int32_t>::max();
+
+// Parallel exclusive prefix sum in place over v[0..n] (v[n] receives the total); v[k] holds counts.
+void exclusive_scan(std::int64_t* v, std::int64_t n, int threads) {
+  if (n < (1 << 16) || threads == 1) {
+    std::int64_t run = 0;
+    for (std::int64_t i = 0; i < n; ++i) {
+      const std::int64_t c = v[i];
+      v[i] = run;
+      run += c;
+    }
+    v[n] = run;
+    return;
+  }
+  std::vector<std::int64_t> part(static_cast<std::size_t>(threads) + 1, 0);
+#pragma omp parallel num_threads(threads)
+  {
+    const int t = omp_get_thread_num(), nt = omp_get_num_threads();
+    const std::int64_t b = n * t / nt, e = n * (t + 1) / nt;
+    std::int64_t sum = 0;
+    for (std::int64_t i = b; i < e; ++i) sum += v[i];
+    part[t + 1] = sum;
+#pragma omp barrier
+#pragma omp single
+    for (int k = 0; k < nt; ++k) part[k + 1] += part[k];
+    std::int64_t run = part[t];
+    for (std::int64_t i = b; i < e; ++i) {
+      const std::int64_t c = v[i];
+      v[i] = run;
+      run += c;
+    }
+#pragma omp single nowait
+    v[n] = part[nt];
+  }
+}
+
+struct OrderCheck {
+  bool in_range = true;
+  bool sorted = true;      // (row, col) non-decreasing
+  bool duplicates = false; // some (row, col) repeated (only meaningful when sorted)
+};
+
 template <class T>
-Csr<T> coo_to_csr(const Coo<T>& coo, bool sum_duplicates) {
+OrderCheck check_order(const Coo<T>& coo, int threads) {
+  const std::int64_t nnz = coo.nnz();
+  const std::int32_t* r = coo.row_idx.data();
+  const std::int32_t* c = coo.col_idx.data();
+  const std::int64_t rows = coo.rows, cols = coo.cols;
+  bool in_range = true, sorted = true, dups = false;
+#pragma omp parallel for schedule(static) num_threads(threads) reduction(&& : in_range, sorted) reduction(|| : dups) if (nnz > 65536)
+  for (std::int64_t k = 0; k < nnz; ++k) {
+    in_range = in_range && r[k] >= 0 && r[k] < rows && c[k] >= 0 && c[k] < cols;
+    if (k > 0) {
+      const std::uint64_t prev = (std::uint64_t(std::uint32_t(r[k - 1])) << 32) | std::uint32_t(c[k - 1]);
+      const std::uint64_t cur = (std::uint64_t(std::uint32_t(r[k])) << 32) | std::uint32_t(c[k]);
+      sorted = sorted && prev <= cur;
+      dups = dups || prev == cur;
+    }
+  }
+  return {in_range, sorted, dups};
+}
+
+// Row pointers of entries already sorted by row: row_ptr[r] = first k with row[k] >= r.
+void row_ptr_from_sorted(const std::int32_t* row, std::int64_t nnz, std::int64_t rows, std::int64_t* row_ptr,
+                         int threads) {
+#pragma omp parallel for schedule(static) num_threads(threads) if (nnz > 65536)
+  for (std::int64_t k = 0; k < nnz; ++k) {
+    const std::int64_t prev = k == 0 ? -1 : row[k - 1];
+    for (std::int64_t r = prev + 1; r <= row[k]; ++r) row_ptr[r] = k;
+  }
+  const std::int64_t last = nnz == 0 ? -1 : row[nnz - 1];
+  for (std::int64_t r = last + 1; r <= rows; ++r) row_ptr[r] = nnz;
+}
+
+template <class T>
+void check_dimensions(const Coo<T>& coo) {
   if (coo.rows < 0 || coo.cols < 0) throw Error("negative matrix dimensions");
-  if (coo.cols > std::numeric_limits<std::int32_t>::max() || coo.rows > std::numeric_limits<std::int32_t>::max())
+  if (coo.cols > kInt32Max || coo.rows > kInt32Max)
     throw Error("matrix has " + std::to_string(coo.rows) + " x " + std::to_string(coo.cols) +
                 " dimensions; spkit stores 32-bit row and column indices (at most 2147483647)");
-  const std::int64_t nnz = coo.nnz();
+  if (coo.row_idx.size() != coo.values.size() || coo.col_idx.size() != coo.values.size())
+    throw Error("COO: row_idx, col_idx and values differ in size");
+}
+
+// The general path: stable counting sort by row (per-thread counts, so each thread scatters its own
+// slice of the input in input order), then columns sorted within each row (insertion sort for short
+// rows, stable sort for long ones) and duplicates summed in input order: deterministic for any thread
+// count.
+template <class T>
+Csr<T> counting_sort_to_csr(const Coo<T>& coo, bool sum_duplicates, int threads) {
+  const std::int64_t nnz = coo.nnz(), rows = coo.rows;
   Csr<T> csr;
   csr.rows = coo.rows;
   csr.cols = coo.cols;
-  csr.row_ptr.assign(static_cast<std::size_t>(coo.rows) + 1, 0);
-  // Count entries per row, then prefix-sum into row starts (64-bit offsets).
-  for (std::int64_t k = 0; k < nnz; ++k) ++csr.row_ptr[static_cast<std::size_t>(coo.row_idx[k]) + 1];
-  std::partial_sum(csr.row_ptr.begin(), csr.row_ptr.end(), csr.row_ptr.begin());
-  std::vector<std::int32_t> cols(static_cast<std::size_t>(nnz));
-  std::vector<T> vals(static_cast<std::size_t>(nnz));
+  csr.row_ptr.assign(static_cast<std::size_t>(rows) + 1, 0);
+  // Per-thread row counts cost threads x rows x 8 bytes: use fewer scatter threads when that is large.
+  const std::int64_t allowed = std::max<std::int64_t>(std::int64_t(64) << 20, nnz * 8);
+  const int st = nnz < 65536 ? 1 : static_cast<int>(std::clamp<std::int64_t>(allowed / ((rows + 1) * 8), 1, threads));
+  std::unique_ptr<std::int64_t[]> cnt(new std::int64_t[static_cast<std::size_t>(st) * (rows + 1)]);
+  const std::int32_t* ri = coo.row_idx.data();
+  csr.col_idx.resize(static_cast<std::size_t>(nnz));
+  csr.values.resize(static_cast<std::size_t>(nnz));
+  std::int32_t* cols = csr.col_idx.data();
+  T* vals = csr.values.data();
+#pragma omp parallel num_threads(st)
   {
-    std::vector<std::int64_t> next(csr.row_ptr.begin(), csr.row_ptr.end() - 1);
-    for (std::int64_t k = 0; k < nnz; ++k) {
-      std::int64_t dst = next[coo.row_idx[k]]++;
+    const int t = omp_get_thread_num();
+    std::int64_t* my = cnt.get() + static_cast<std::size_t>(t) * (rows + 1);
+    std::fill(my, my + rows + 1, 0);
+    const std::int64_t b = nnz * t / st, e = nnz * (t + 1) / st;
+    for (std::int64_t k = b; k < e; ++k) ++my[ri[k]];
+#pragma omp barrier
+    // Row totals, then each thread's starting slot per row.
+#pragma omp for schedule(static)
+    for (std::int64_t r = 0; r < rows; ++r) {
+      std::int64_t sum = 0;
+      for (int u = 0; u < st; ++u) sum += cnt[static_cast<std::size_t>(u) * (rows + 1) + r];
+      csr.row_ptr[r] = sum;
+    }
+#pragma omp single
+    exclusive_scan(csr.row_ptr.data(), rows, 1);
+#pragma omp for schedule(static)
+    for (std::int64_t r = 0; r < rows; ++r) {
+      std::int64_t run = csr.row_ptr[r];
+      for (int u = 0; u < st; ++u) {
+        std::int64_t& c = cnt[static_cast<std::size_t>(u) * (rows + 1) + r];
+        const std::int64_t n = c;
+        c = run;
+        run += n;
+      }
+    }
+    for (std::int64_t k = b; k < e; ++k) {
+      const std::int64_t dst = my[ri[k]]++;
       cols[dst] = coo.col_idx[k];
       vals[dst] = coo.values[k];
     }
   }
-  // Sort each row by column (stable, short rows: insertion sort; long: index sort), merge duplicates.
-  std::vector<std::int64_t> new_len(static_cast<std::size_t>(coo.rows), 0);
-#pragma omp parallel
+  cnt.reset();
+
+  // Sort each row by column and merge duplicates (in input order).
+  std::vector<std::int64_t> new_len(static_cast<std::size_t>(rows) + 1, 0);
+  bool any_merged = false;
+#pragma omp parallel num_threads(threads) reduction(|| : any_merged) if (rows > 4096)
   {
     std::vector<std::pair<std::int32_t, T>> tmp;
-#pragma omp for schedule(dynamic, 1024)
-    for (std::int64_t i = 0; i < coo.rows; ++i) {
+#pragma omp for schedule(dynamic, 256)
+    for (std::int64_t i = 0; i < rows; ++i) {
       const std::int64_t b = csr.row_ptr[i], e = csr.row_ptr[i + 1];
-      bool sorted = true;
-      for (std::int64_t k = b + 1; k < e; ++k)
-        if (cols[k] <= cols[k - 1]) { sorted = false; break; }
+      bool sorted = true, dup = false;
+      for (std::int64_t k = b + 1; k < e; ++k) {
+        sorted = sorted && cols[k] >= cols[k - 1];
+        dup = dup || cols[k] == cols[k - 1];
+      }
       if (!sorted) {
-        tmp.clear();
-        for (std::int64_t k = b; k < e; ++k) tmp.emplace_back(cols[k], vals[k]);
-        std::stable_sort(tmp.begin(), tmp.end(), [](const auto& p, const auto& q) { return p.first < q.first; });
-        std::int64_t out = b;
-        for (std::size_t t = 0; t < tmp.size(); ++t) {
-          if (sum_duplicates && out > b && cols[out - 1] == tmp[t].first) {
-            vals[out - 1] += tmp[t].second;
-          } else {
-            cols[out] = tmp[t].first;
-            vals[out] = tmp[t].second;
-            ++out;
+        if (e - b <= 32) {  // insertion sort: stable, no allocation
+          for (std::int64_t k = b + 1; k < e; ++k) {
+            const std::int32_t c = cols[k];
+            const T v = vals[k];
+            std::int64_t j = k;
+            for (; j > b && cols[j - 1] > c; --j) {
+              cols[j] = cols[j - 1];
+              vals[j] = vals[j - 1];
+            }
+            cols[j] = c;
+            vals[j] = v;
+          }
+        } else {
+          tmp.clear();
+          for (std::int64_t k = b; k < e; ++k) tmp.emplace_back(cols[k], vals[k]);
+          std::stable_sort(tmp.begin(), tmp.end(), [](const auto& p, const auto& q) { return p.first < q.first; });
+          for (std::int64_t k = b; k < e; ++k) {
+            cols[k] = tmp[k - b].first;
+            vals[k] = tmp[k - b].second;
           }
         }
-        new_len[i] = out - b;
-      } else {
-        new_len[i] = e - b;
+        dup = false;
+        for (std::int64_t k = b + 1; k < e; ++k) dup = dup || cols[k] == cols[k - 1];
       }
+      std::int64_t len = e - b;
+      if (dup && sum_duplicates) {
+        std::int64_t out = b;
+        for (std::int64_t k = b + 1; k < e; ++k) {
+          if (cols[k] == cols[out]) {
+            vals[out] += vals[k];
+          } else {
+            ++out;
+            cols[out] = cols[k];
+            vals[out] = vals[k];
+          }
+        }
+        len = out - b + 1;
+        any_merged = true;
+      }
+      new_len[i] = len;
     }
   }
-  // Compact rows that lost duplicates.
-  std::int64_t total = 0;
-  for (std::int64_t i = 0; i < coo.rows; ++i) total += new_len[i];
-  if (total == nnz) {
-    csr.col_idx = std::move(cols);
-    csr.values = std::move(vals);
-    return csr;
+  if (!any_merged) return csr;
+
+  // Close the gaps left by merged duplicates.
+  exclusive_scan(new_len.data(), rows, threads);
+  const std::int64_t total = new_len[rows];
+  std::vector<std::int32_t> out_cols(static_cast<std::size_t>(total));
+  std::vector<T> out_vals(static_cast<std::size_t>(total));
+#pragma omp parallel for schedule(dynamic, 1024) num_threads(threads) if (rows > 4096)
+  for (std::int64_t i = 0; i < rows; ++i) {
+    const std::int64_t len = new_len[i + 1] - new_len[i];
+    std::copy_n(cols + csr.row_ptr[i], len, out_cols.begin() + new_len[i]);
+    std::copy_n(vals + csr.row_ptr[i], len, out_vals.begin() + new_len[i]);
   }
-  csr.col_idx.resize(static_cast<std::size_t>(total));
-  csr.values.resize(static_cast<std::size_t>(total));
-  std::int64_t out = 0;
-  for (std::int64_t i = 0; i < coo.rows; ++i) {
-    const std::int64_t b = csr.row_ptr[i];
-    std::copy_n(cols.begin() + b, new_len[i], csr.col_idx.begin() + out);
-    std::copy_n(vals.begin() + b, new_len[i], csr.values.begin() + out);
-    csr.row_ptr[i] = out;
-    out += new_len[i];
-  }
-  csr.row_ptr[coo.rows] = out;
+  csr.row_ptr.assign(new_len.begin(), new_len.end());
+  csr.col_idx = std::move(out_cols);
+  csr.values = std::move(out_vals);
   return csr;
 }
+
+template <class T>
+Csr<T> coo_to_csr_impl(const Coo<T>& coo, bool sum_duplicates, Coo<T>* consumable) {
+  check_dimensions(coo);
+  const int threads = omp_get_max_threads();
+  const OrderCheck oc = check_order(coo, threads);
+  if (!oc.in_range) throw Error("COO: an entry's row or column index is outside the matrix");
+  if (oc.sorted && (!oc.duplicates || !sum_duplicates)) {
+    // Already in CSR order (typical of files written by tools): row pointers from the row indices,
+    // columns and values taken over as they are.
+    Csr<T> csr;
+    csr.rows = coo.rows;
+    csr.cols = coo.cols;
+    csr.row_ptr.resize(static_cast<std::size_t>(coo.rows) + 1);
+    row_ptr_from_sorted(coo.row_idx.data(), coo.nnz(), coo.rows, csr.row_ptr.data(), threads);
+    if (consumable) {
+      csr.col_idx = std::move(consumable->col_idx);
+      csr.values = std::move(consumable->values);
+    } else {
+      csr.col_idx = coo.col_idx;
+      csr.values = coo.values;
+    }
+    return csr;
+  }
+  return counting_sort_to_csr(coo, sum_duplicates, threads);
+}
+
+}  // namespace
+
+template <class T>
+Csr<T> coo_to_csr(const Coo<T>& coo, bool sum_duplicates) {
+  return coo_to_csr_impl(coo, sum_duplicates, static_cast<Coo<T>*>(nullptr));
+}
+
+// Internal (declared in src/io/io_util.hpp): the same conversion, free to take over coo's arrays.
+Csr<double> coo_to_csr_consume(Coo<double>&& coo) { return coo_to_csr_impl(coo, true, &coo); }
 
 template <class T>
 Coo<T> csr_to_coo(const Csr<T>& csr) {

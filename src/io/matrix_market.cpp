@@ -1,6 +1,740 @@
-// placeholder: the Matrix Market reader lands with the I/O work.
+// Matrix Market reader and writer.
+//
+// Reading: the banner, comments and size line are parsed serially; the body is cut into chunks at
+// line boundaries. Pass 1 counts the newlines of every chunk (in parallel): that gives each chunk its
+// first line number and an upper bound of the entries it holds, so pass 2 parses every chunk (in
+// parallel, std::from_chars for values, a hand-written loop for indices) straight into its slice of
+// the output arrays. Slices that held blank or comment lines are closed up afterwards.
 #include "spkit/io/matrix_market.hpp"
+
+#include <omp.h>
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <charconv>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <memory>
+#include <numeric>
+#include <string>
+#include <vector>
+
+#include "io/io_util.hpp"
 #include "spkit/error.hpp"
+#include "spkit/io/spkb.hpp"
+
 namespace spkit {
-Csr<double> load_matrix(const std::string& path, MmHeader*, const ReadOptions&) { throw Error("not yet: " + path); }
+
+std::string_view to_string(MmField f) {
+  switch (f) {
+    case MmField::real: return "real";
+    case MmField::integer: return "integer";
+    case MmField::pattern: return "pattern";
+  }
+  return "?";
+}
+
+std::string_view to_string(MmSymmetry s) {
+  switch (s) {
+    case MmSymmetry::general: return "general";
+    case MmSymmetry::symmetric: return "symmetric";
+    case MmSymmetry::skew_symmetric: return "skew-symmetric";
+  }
+  return "?";
+}
+
+namespace {
+
+constexpr std::int64_t kMaxIndex = std::numeric_limits<std::int32_t>::max();
+
+inline bool is_blank(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f'; }
+
+std::string lower(std::string_view s) {
+  std::string out(s);
+  for (auto& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+// Shows a piece of the input in an error message: at most 24 characters, non-printables escaped,
+// so the message stays one line.
+std::string quote(std::string_view s) {
+  std::string out = "'";
+  std::size_t shown = 0;
+  for (char c : s) {
+    if (shown++ == 24) {
+      out += "...";
+      break;
+    }
+    const auto u = static_cast<unsigned char>(c);
+    if (u >= 0x20 && u < 0x7f) {
+      out += c;
+    } else {
+      static const char* hex = "0123456789abcdef";
+      out += "\\x";
+      out += hex[u >> 4];
+      out += hex[u & 15];
+    }
+  }
+  return out + "'";
+}
+
+// The token starting at p (up to the next blank or line end).
+std::string_view token_at(const char* p, const char* end) {
+  const char* q = p;
+  while (q < end && !is_blank(*q) && *q != '\n') ++q;
+  return {p, static_cast<std::size_t>(q - p)};
+}
+
+// Splits one line into blank-separated words.
+std::vector<std::string_view> words(std::string_view line) {
+  std::vector<std::string_view> out;
+  std::size_t i = 0;
+  while (i < line.size()) {
+    while (i < line.size() && is_blank(line[i])) ++i;
+    std::size_t j = i;
+    while (j < line.size() && !is_blank(line[j])) ++j;
+    if (j > i) out.push_back(line.substr(i, j - i));
+    i = j;
+  }
+  return out;
+}
+
+// Offset of the first control byte (not a text file) in the first 4 KiB, or npos.
+std::size_t first_binary_byte(std::string_view text) {
+  const std::size_t n = std::min<std::size_t>(text.size(), 4096);
+  for (std::size_t i = 0; i < n; ++i) {
+    const auto u = static_cast<unsigned char>(text[i]);
+    if (u == 0 || (u < 0x20 && u != '\n' && u != '\r' && u != '\t' && u != '\f' && u != '\v')) return i;
+  }
+  return std::string_view::npos;
+}
+
+// --- numbers --------------------------------------------------------------------------------------
+
+// Unsigned decimal integer (optional '+'); null when there are no digits; `overflow` past 2^63-1.
+inline const char* parse_u64(const char* p, const char* end, std::uint64_t& out, bool& overflow) {
+  overflow = false;
+  if (p < end && *p == '+') ++p;
+  const char* start = p;
+  while (p < end && *p == '0') ++p;  // leading zeros never overflow
+  const char* digits = p;
+  std::uint64_t v = 0;
+  while (p < end) {
+    const unsigned d = static_cast<unsigned char>(*p) - '0';
+    if (d > 9) break;
+    v = v * 10 + d;
+    ++p;
+  }
+  if (p == start) return nullptr;
+  if (p - digits >= 19)  // 19 digits fit in uint64 without wrapping; 20+ may wrap
+    overflow = p - digits > 19 || v > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max());
+  out = v;
+  return p;
+}
+
+enum class ValueError { none, bad, nan, inf };
+
+// A real value: optional '+', then std::from_chars (general format). Values too small for double
+// round to zero (as strtod and the reference readers do); NaN and Inf are refused.
+inline const char* parse_real(const char* p, const char* end, double& out, ValueError& err) {
+  err = ValueError::none;
+  const char* start = p;
+  if (p < end && *p == '+') {
+    ++p;
+    if (p < end && (*p == '-' || *p == '+')) {
+      err = ValueError::bad;
+      return nullptr;
+    }
+  }
+  auto r = std::from_chars(p, end, out, std::chars_format::general);
+  if (r.ec == std::errc::result_out_of_range) {
+    // Underflow (tiny exponent or 0.000...) becomes a signed zero; overflow is an infinity.
+    std::string_view tok(p, static_cast<std::size_t>(r.ptr - p));
+    const auto e = tok.find_first_of("eE");
+    const bool negative_exponent = e != std::string_view::npos && e + 1 < tok.size() && tok[e + 1] == '-';
+    const std::string_view mant = tok.substr(0, e);
+    const bool zero_int_part = mant.find_first_not_of("+-0") == std::string_view::npos ||
+                               mant.find_first_not_of("+-0") == mant.find('.');
+    if (negative_exponent || (e == std::string_view::npos && zero_int_part)) {
+      out = (tok[0] == '-') ? -0.0 : 0.0;
+    } else {
+      err = ValueError::inf;
+      return nullptr;
+    }
+  } else if (r.ec != std::errc()) {
+    err = ValueError::bad;
+    return nullptr;
+  }
+  if (std::isnan(out)) {
+    err = ValueError::nan;
+    return nullptr;
+  }
+  if (std::isinf(out)) {
+    err = ValueError::inf;
+    return nullptr;
+  }
+  (void)start;
+  return r.ptr;
+}
+
+// An integer-field value (optional sign), stored as double.
+inline const char* parse_integer_value(const char* p, const char* end, double& out, bool& overflow) {
+  bool neg = false;
+  if (p < end && *p == '-') {
+    neg = true;
+    ++p;
+    if (p < end && *p == '+') return nullptr;
+  }
+  std::uint64_t v;
+  const char* q = parse_u64(p, end, v, overflow);
+  if (!q || overflow) return nullptr;
+  out = neg ? -static_cast<double>(v) : static_cast<double>(v);
+  return q;
+}
+
+inline bool at_token_end(const char* p, const char* end) { return p == end || is_blank(*p) || *p == '\n'; }
+
+// --- header ---------------------------------------------------------------------------------------
+
+struct ParsedHeader {
+  MmHeader header;
+  std::size_t body_offset = 0;  // first byte after the size line
+  std::int64_t body_first_line = 0;  // 1-based number of the line starting at body_offset
+};
+
+// Reads the next line [start, end of line) and advances `pos` past its newline.
+std::string_view next_line(std::string_view text, std::size_t& pos) {
+  const std::size_t start = pos;
+  const std::size_t nl = text.find('\n', pos);
+  const std::size_t stop = nl == std::string_view::npos ? text.size() : nl;
+  pos = nl == std::string_view::npos ? text.size() : nl + 1;
+  return text.substr(start, stop - start);
+}
+
+std::int64_t parse_size_word(std::string_view w, const std::string& src, std::int64_t line, const char* what) {
+  std::uint64_t v;
+  bool overflow;
+  const char* e = parse_u64(w.data(), w.data() + w.size(), v, overflow);
+  if (!e || e != w.data() + w.size()) {
+    if (!w.empty() && w[0] == '-') throw ParseError(src, line, std::string("negative ") + what + " " + quote(w) + " on the size line");
+    throw ParseError(src, line, std::string("size line: ") + what + " " + quote(w) + " is not a non-negative integer");
+  }
+  if (overflow) throw ParseError(src, line, std::string("size line: ") + what + " " + quote(w) + " overflows a 64-bit integer");
+  return static_cast<std::int64_t>(v);
+}
+
+ParsedHeader parse_header(std::string_view text, const std::string& src) {
+  if (text.empty()) throw ParseError(src, 1, "empty file (expected a '%%MatrixMarket' banner)");
+  if (io_detail::has_gzip_magic(text.data(), text.size()))
+    throw ParseError(src, 1, "gzip-compressed data where Matrix Market text was expected");
+  if (text.size() >= 4 && std::memcmp(text.data(), "SPKB", 4) == 0)
+    throw ParseError(src, 1, "this is a .spkb binary file, not Matrix Market text");
+  if (const std::size_t at = first_binary_byte(text); at != std::string_view::npos)
+    throw ParseError(src, 1 + std::count(text.begin(), text.begin() + at, '\n'),
+                     "binary data (byte " + quote(text.substr(at, 1)) + "), not a Matrix Market text file");
+
+  ParsedHeader ph;
+  std::size_t pos = 0;
+  std::int64_t line_no = 1;
+  const std::string_view banner = next_line(text, pos);
+  const auto w = words(banner);
+  if (w.empty() || lower(w[0]) != "%%matrixmarket")
+    throw ParseError(src, 1, "missing '%%MatrixMarket' banner (found " + quote(banner) + ")");
+  if (w.size() < 5)
+    throw ParseError(src, 1, "incomplete banner: expected '%%MatrixMarket matrix <format> <field> <symmetry>'");
+  if (w.size() > 5) throw ParseError(src, 1, "unexpected word " + quote(w[5]) + " after the banner's symmetry");
+  const std::string object = lower(w[1]), format = lower(w[2]), field = lower(w[3]), sym = lower(w[4]);
+  MmHeader& h = ph.header;
+  if (object != "matrix")
+    throw ParseError(src, 1, "unsupported object " + quote(w[1]) + " in the banner (only 'matrix' is supported)");
+  if (format == "coordinate") h.format = MmFormat::coordinate;
+  else if (format == "array") h.format = MmFormat::array;
+  else throw ParseError(src, 1, "unknown format " + quote(w[2]) + " in the banner (expected 'coordinate' or 'array')");
+  if (field == "real" || field == "double") h.field = MmField::real;
+  else if (field == "integer") h.field = MmField::integer;
+  else if (field == "pattern") h.field = MmField::pattern;
+  else if (field == "complex")
+    throw ParseError(src, 1, "complex matrices are not supported (field 'complex'); spkit reads real, integer and pattern");
+  else throw ParseError(src, 1, "unknown field " + quote(w[3]) + " in the banner (expected real, integer or pattern)");
+  if (sym == "general") h.symmetry = MmSymmetry::general;
+  else if (sym == "symmetric") h.symmetry = MmSymmetry::symmetric;
+  else if (sym == "skew-symmetric") h.symmetry = MmSymmetry::skew_symmetric;
+  else if (sym == "hermitian")
+    throw ParseError(src, 1, "hermitian matrices are not supported (they are complex); spkit reads general, symmetric and skew-symmetric");
+  else throw ParseError(src, 1, "unknown symmetry " + quote(w[4]) + " in the banner (expected general, symmetric or skew-symmetric)");
+  if (h.format == MmFormat::array && h.field == MmField::pattern)
+    throw ParseError(src, 1, "an 'array' file cannot have the 'pattern' field");
+
+  // Comments and blank lines, then the size line.
+  std::string_view size_line;
+  bool found = false;
+  while (pos < text.size()) {
+    ++line_no;
+    const std::string_view l = next_line(text, pos);
+    std::size_t i = 0;
+    while (i < l.size() && is_blank(l[i])) ++i;
+    if (i == l.size() || l[i] == '%') continue;
+    size_line = l;
+    found = true;
+    break;
+  }
+  if (!found) throw ParseError(src, line_no + (text.back() == '\n' ? 1 : 0), "missing size line after the banner");
+  const auto s = words(size_line);
+  const std::size_t want = h.format == MmFormat::coordinate ? 3 : 2;
+  if (s.size() != want)
+    throw ParseError(src, line_no,
+                     "size line must have " + std::to_string(want) + " numbers (" +
+                         (want == 3 ? "rows cols entries" : "rows cols") + "), found " + std::to_string(s.size()));
+  h.rows = parse_size_word(s[0], src, line_no, "row count");
+  h.cols = parse_size_word(s[1], src, line_no, "column count");
+  if (h.rows > kMaxIndex || h.cols > kMaxIndex)
+    throw ParseError(src, line_no,
+                     "matrix is " + std::to_string(h.rows) + " x " + std::to_string(h.cols) +
+                         "; spkit stores 32-bit indices, so rows and columns must be at most 2147483647");
+  if (h.symmetry != MmSymmetry::general && h.rows != h.cols)
+    throw ParseError(src, line_no, std::string("a ") + std::string(to_string(h.symmetry)) + " matrix must be square, this one is " +
+                                       std::to_string(h.rows) + " x " + std::to_string(h.cols));
+  if (h.format == MmFormat::coordinate) {
+    h.stored_entries = parse_size_word(s[2], src, line_no, "entry count");
+    // Entries take at least 4 bytes each ("1 1\n"), so a count beyond the file's size is refused
+    // before anything is allocated for it (the body check would report it anyway).
+  } else {
+    const std::int64_t n = h.rows;
+    // rows, cols < 2^31: these products fit in 64 bits.
+    if (h.symmetry == MmSymmetry::general) h.stored_entries = h.rows * h.cols;
+    else if (h.symmetry == MmSymmetry::symmetric) h.stored_entries = n * (n + 1) / 2;
+    else h.stored_entries = n * (n - 1) / 2;
+  }
+  ph.body_offset = pos;
+  ph.body_first_line = line_no + 1;
+  return ph;
+}
+
+// --- body -----------------------------------------------------------------------------------------
+
+struct Chunk {
+  std::size_t begin = 0, end = 0;  // byte range in the text (whole lines)
+  std::int64_t first_line = 0;     // 1-based line number at `begin`
+  std::int64_t newlines = 0;
+  std::int64_t slot = 0;           // first output slot
+  std::int64_t capacity = 0;       // slots reserved
+  std::int64_t entries = 0;        // entries parsed
+  std::int64_t err_line = -1;      // first error: line and message
+  std::string err;
+};
+
+std::int64_t count_newlines(const char* p, std::size_t n) {
+  // Byte compare accumulated in 8-bit lanes (vectorised by the compiler), flushed every 255 bytes.
+  std::int64_t total = 0;
+  std::size_t i = 0;
+  while (i < n) {
+    const std::size_t stop = std::min(n, i + 255 * 32);
+    std::array<unsigned char, 32> acc{};
+    std::size_t j = i;
+    for (; j + 32 <= stop; j += 32)
+      for (int k = 0; k < 32; ++k) acc[k] += p[j + k] == '\n';
+    for (int k = 0; k < 32; ++k) total += acc[k];
+    for (; j < stop; ++j) total += p[j] == '\n';
+    i = stop;
+  }
+  return total;
+}
+
+struct BodyContext {
+  const MmHeader* h;
+  std::string_view text;
+  std::int32_t* row;  // may be null (array)
+  std::int32_t* col;
+  double* val;
+};
+
+// Parses one chunk into slots [c.slot, c.slot + c.capacity). Stops at the first error.
+template <MmFormat F, MmField V>
+void parse_chunk(const BodyContext& ctx, Chunk& c) {
+  const char* p = ctx.text.data() + c.begin;
+  const char* const end = ctx.text.data() + c.end;
+  const std::uint64_t rows = static_cast<std::uint64_t>(ctx.h->rows), cols = static_cast<std::uint64_t>(ctx.h->cols);
+  const bool skew = ctx.h->symmetry == MmSymmetry::skew_symmetric;
+  std::int64_t n = 0;
+  const std::int64_t cap = c.capacity;
+  std::int32_t* const row = ctx.row + (ctx.row ? c.slot : 0);
+  std::int32_t* const col = ctx.col + (ctx.col ? c.slot : 0);
+  double* const val = ctx.val + c.slot;
+  const char* line = p;
+  auto fail = [&](std::string what) {
+    c.err_line = c.first_line + count_newlines(ctx.text.data() + c.begin, static_cast<std::size_t>(line - (ctx.text.data() + c.begin)));
+    c.err = std::move(what);
+    c.entries = n;
+  };
+  while (p < end) {
+    line = p;
+    while (p < end && (*p == ' ' || *p == '\t')) ++p;
+    if (p == end) break;
+    if (*p == '\n' || *p == '\r' || *p == '%' || *p == '\v' || *p == '\f') {  // blank or comment line
+      const void* nl = std::memchr(p, '\n', static_cast<std::size_t>(end - p));
+      if (*p != '%') {
+        const char* q = p;
+        while (q < end && is_blank(*q)) ++q;
+        if (q < end && *q != '\n') {
+          p = q;  // whitespace then an entry: parse it below
+          goto entry;
+        }
+      }
+      p = nl ? static_cast<const char*>(nl) + 1 : end;
+      continue;
+    }
+  entry:
+    if (n == cap) return fail("more entries than the size line declares");  // only reachable with extra lines
+    if (F == MmFormat::coordinate) {
+      std::uint64_t i = 0, j = 0;
+      bool ov = false;
+      const char* q = parse_u64(p, end, i, ov);
+      if (!q || !at_token_end(q, end)) return fail("row index " + quote(token_at(p, end)) + " is not a positive integer");
+      if (ov || i == 0 || i > rows)
+        return fail("row index " + quote(token_at(p, end)) + " is outside 1.." + std::to_string(rows));
+      p = q;
+      while (p < end && is_blank(*p)) ++p;
+      if (p == end || *p == '\n') return fail("entry has a row index but no column index");
+      q = parse_u64(p, end, j, ov);
+      if (!q || !at_token_end(q, end)) return fail("column index " + quote(token_at(p, end)) + " is not a positive integer");
+      if (ov || j == 0 || j > cols)
+        return fail("column index " + quote(token_at(p, end)) + " is outside 1.." + std::to_string(cols));
+      if (skew && i == j) return fail("a skew-symmetric matrix cannot store a diagonal entry (" + std::to_string(i) + ", " + std::to_string(j) + ")");
+      p = q;
+      row[n] = static_cast<std::int32_t>(i - 1);
+      col[n] = static_cast<std::int32_t>(j - 1);
+      while (p < end && is_blank(*p)) ++p;
+    }
+    if (V == MmField::pattern) {
+      val[n] = 1.0;
+      if (p < end && *p != '\n') return fail("a pattern matrix entry has a value " + quote(token_at(p, end)) + " (pattern entries are 'row col' only)");
+    } else {
+      if (p == end || *p == '\n') return fail(F == MmFormat::coordinate ? "entry has no value" : "empty value");
+      const char* q;
+      double v;
+      if (V == MmField::real) {
+        ValueError ve;
+        q = parse_real(p, end, v, ve);
+        if (ve == ValueError::nan) return fail("value " + quote(token_at(p, end)) + " is NaN; spkit refuses NaN values");
+        if (ve == ValueError::inf) return fail("value " + quote(token_at(p, end)) + " is infinite (Inf or beyond the double range); spkit refuses Inf values");
+      } else {
+        bool ov = false;
+        q = parse_integer_value(p, end, v, ov);
+        if (ov) return fail("integer value " + quote(token_at(p, end)) + " overflows a 64-bit integer");
+      }
+      if (!q || !at_token_end(q, end))
+        return fail("value " + quote(token_at(p, end)) + " is not " + (V == MmField::real ? "a real number" : "an integer"));
+      val[n] = v;
+      p = q;
+      while (p < end && is_blank(*p)) ++p;
+      if (p < end && *p != '\n')
+        return fail("unexpected " + quote(token_at(p, end)) + " after the " + (F == MmFormat::coordinate ? "entry" : "value") +
+                    " (complex values are not supported)");
+    }
+    ++n;
+    if (p < end) ++p;  // the newline
+  }
+  c.entries = n;
+}
+
+using ChunkParser = void (*)(const BodyContext&, Chunk&);
+
+ChunkParser chunk_parser(const MmHeader& h) {
+  if (h.format == MmFormat::coordinate) {
+    if (h.field == MmField::real) return &parse_chunk<MmFormat::coordinate, MmField::real>;
+    if (h.field == MmField::integer) return &parse_chunk<MmFormat::coordinate, MmField::integer>;
+    return &parse_chunk<MmFormat::coordinate, MmField::pattern>;
+  }
+  if (h.field == MmField::integer) return &parse_chunk<MmFormat::array, MmField::integer>;
+  return &parse_chunk<MmFormat::array, MmField::real>;
+}
+
+int resolve_threads(int t) { return t > 0 ? t : omp_get_max_threads(); }
+
+// Buffers sized without zero-filling: every slot is written before it is read.
+template <class T>
+struct RawArray {
+  std::unique_ptr<T[]> p;
+  explicit RawArray(std::size_t n) : p(n ? new T[n] : nullptr) {}
+  T* get() const { return p.get(); }
+};
+
+}  // namespace
+
+MmMatrix parse_matrix_market(std::string_view text, std::string_view source, const ReadOptions& opts) {
+  const std::string src(source);
+  const ParsedHeader ph = parse_header(text, src);
+  const MmHeader& h = ph.header;
+  const int threads = resolve_threads(opts.threads);
+  const std::int64_t declared = h.stored_entries;
+
+  // Cut the body into chunks at line boundaries.
+  const std::size_t body_begin = ph.body_offset, body_end = text.size();
+  const std::size_t body_bytes = body_end - body_begin;
+  const std::size_t min_chunk = std::size_t(1) << 20;
+  std::size_t nchunks = std::max<std::size_t>(1, std::min<std::size_t>(body_bytes / min_chunk, std::size_t(threads) * 8));
+  if (threads == 1) nchunks = std::min<std::size_t>(nchunks, 4);
+  std::vector<Chunk> chunks;
+  chunks.reserve(nchunks);
+  std::size_t start = body_begin;
+  for (std::size_t k = 1; k <= nchunks && start < body_end; ++k) {
+    std::size_t stop = k == nchunks ? body_end : body_begin + body_bytes / nchunks * k;
+    if (stop < start) stop = start;
+    if (stop < body_end) {
+      const void* nl = std::memchr(text.data() + stop, '\n', body_end - stop);
+      stop = nl ? static_cast<std::size_t>(static_cast<const char*>(nl) - text.data()) + 1 : body_end;
+    }
+    Chunk c;
+    c.begin = start;
+    c.end = stop;
+    chunks.push_back(c);
+    start = stop;
+  }
+  const std::int64_t nc = static_cast<std::int64_t>(chunks.size());
+
+  // Pass 1: newlines per chunk -> line numbers and slot ranges.
+#pragma omp parallel for schedule(dynamic, 1) num_threads(threads) if (nc > 1)
+  for (std::int64_t k = 0; k < nc; ++k)
+    chunks[k].newlines = count_newlines(text.data() + chunks[k].begin, chunks[k].end - chunks[k].begin);
+  std::int64_t line = ph.body_first_line, slot = 0;
+  for (auto& c : chunks) {
+    c.first_line = line;
+    line += c.newlines;
+    // A chunk cannot hold more entries than lines; nor more than declared + 1 (one extra proves the error).
+    const bool unterminated_last = c.end > c.begin && text[c.end - 1] != '\n';
+    c.capacity = std::min<std::int64_t>(c.newlines + (unterminated_last ? 1 : 0), declared + 1);
+    c.slot = slot;
+    slot += c.capacity;
+  }
+  const std::int64_t total_capacity = slot;
+  const std::int64_t end_line = line - ((body_bytes > 0 && text.back() != '\n') ? 0 : 1) + 1;
+
+  MmMatrix out;
+  out.header = h;
+  const bool coordinate = h.format == MmFormat::coordinate;
+  auto& coo = out.coo;
+  coo.rows = h.rows;
+  coo.cols = h.cols;
+  // Pass 2: parse into the slots. Vectors are sized once (the size is bounded by the file's lines).
+  const std::int64_t fill = std::max<std::int64_t>(total_capacity, 0);
+  coo.values.resize(static_cast<std::size_t>(fill));
+  if (coordinate) {
+    coo.row_idx.resize(static_cast<std::size_t>(fill));
+    coo.col_idx.resize(static_cast<std::size_t>(fill));
+  }
+  BodyContext ctx{&h, text, coordinate ? coo.row_idx.data() : nullptr, coordinate ? coo.col_idx.data() : nullptr,
+                  coo.values.data()};
+  const ChunkParser parse = chunk_parser(h);
+#pragma omp parallel for schedule(dynamic, 1) num_threads(threads) if (nc > 1)
+  for (std::int64_t k = 0; k < nc; ++k) parse(ctx, chunks[k]);
+
+  // Errors in file order; the count check comes after (an error inside wins over a count mismatch).
+  std::int64_t found = 0;
+  for (const auto& c : chunks) {
+    const bool too_many = found + c.entries > declared || c.err.rfind("more entries", 0) == 0;
+    if (c.err_line >= 0 && !too_many) throw ParseError(src, c.err_line, c.err);
+    if (too_many) {
+      // Locate the first entry beyond the declared count: re-parse this chunk with the exact room left.
+      Chunk probe = c;
+      probe.capacity = declared - found;
+      probe.err.clear();
+      probe.err_line = -1;
+      std::vector<double> v(static_cast<std::size_t>(probe.capacity) + 1);
+      std::vector<std::int32_t> r(coordinate ? v.size() : 0), cc(coordinate ? v.size() : 0);
+      BodyContext pctx{&h, text, coordinate ? r.data() : nullptr, coordinate ? cc.data() : nullptr, v.data()};
+      probe.slot = 0;
+      parse(pctx, probe);
+      throw ParseError(src, probe.err_line >= 0 ? probe.err_line : c.first_line,
+                       "more entries than the " + std::to_string(declared) + " the size line declares");
+    }
+    found += c.entries;
+  }
+  if (found < declared)
+    throw ParseError(src, end_line,
+                     "file ends after " + std::to_string(found) + " of the " + std::to_string(declared) +
+                         " entries the size line declares");
+
+  // Close the gaps left by blank and comment lines.
+  if (found != total_capacity) {
+    std::int64_t dst = 0;
+    for (const auto& c : chunks) {
+      if (c.slot != dst && c.entries > 0) {
+        std::memmove(coo.values.data() + dst, coo.values.data() + c.slot, c.entries * sizeof(double));
+        if (coordinate) {
+          std::memmove(coo.row_idx.data() + dst, coo.row_idx.data() + c.slot, c.entries * sizeof(std::int32_t));
+          std::memmove(coo.col_idx.data() + dst, coo.col_idx.data() + c.slot, c.entries * sizeof(std::int32_t));
+        }
+      }
+      dst += c.entries;
+    }
+    coo.values.resize(static_cast<std::size_t>(found));
+    if (coordinate) {
+      coo.row_idx.resize(static_cast<std::size_t>(found));
+      coo.col_idx.resize(static_cast<std::size_t>(found));
+    }
+  }
+
+  if (!coordinate) {
+    // Column-major values: general holds every (i, j); symmetric the lower triangle with the diagonal;
+    // skew-symmetric the strict lower triangle.
+    coo.row_idx.resize(static_cast<std::size_t>(found));
+    coo.col_idx.resize(static_cast<std::size_t>(found));
+    const std::int64_t m = h.rows, ncols = h.cols;
+    const int shift = h.symmetry == MmSymmetry::general ? -1 : (h.symmetry == MmSymmetry::symmetric ? 0 : 1);
+#pragma omp parallel for schedule(dynamic, 64) num_threads(threads) if (found > 65536)
+    for (std::int64_t j = 0; j < ncols; ++j) {
+      std::int64_t first_row, k;
+      if (shift < 0) {
+        first_row = 0;
+        k = j * m;
+      } else {
+        first_row = j + shift;
+        // entries before column j: sum over c < j of (m - c - shift)
+        k = j * (m - shift) - j * (j - 1) / 2;
+      }
+      for (std::int64_t i = first_row; i < m; ++i, ++k) {
+        coo.row_idx[k] = static_cast<std::int32_t>(i);
+        coo.col_idx[k] = static_cast<std::int32_t>(j);
+      }
+    }
+    if (h.symmetry == MmSymmetry::skew_symmetric) {
+      // nothing else: the diagonal is implicitly zero
+    }
+  }
+
+  if (opts.expand_symmetry && h.symmetry != MmSymmetry::general) {
+    const std::int64_t n = found;
+    const std::int64_t blocks = std::max<std::int64_t>(1, std::min<std::int64_t>(n / 65536, threads * 8));
+    std::vector<std::int64_t> off(static_cast<std::size_t>(blocks) + 1, 0);
+#pragma omp parallel for schedule(static) num_threads(threads) if (n > 65536)
+    for (std::int64_t b = 0; b < blocks; ++b) {
+      std::int64_t cnt = 0;
+      for (std::int64_t k = n * b / blocks; k < n * (b + 1) / blocks; ++k) cnt += coo.row_idx[k] != coo.col_idx[k];
+      off[b + 1] = cnt;
+    }
+    std::partial_sum(off.begin(), off.end(), off.begin());
+    const std::int64_t total = n + off[blocks];
+    coo.row_idx.resize(static_cast<std::size_t>(total));
+    coo.col_idx.resize(static_cast<std::size_t>(total));
+    coo.values.resize(static_cast<std::size_t>(total));
+    const double sign = h.symmetry == MmSymmetry::skew_symmetric ? -1.0 : 1.0;
+#pragma omp parallel for schedule(static) num_threads(threads) if (n > 65536)
+    for (std::int64_t b = 0; b < blocks; ++b) {
+      std::int64_t dst = n + off[b];
+      for (std::int64_t k = n * b / blocks; k < n * (b + 1) / blocks; ++k) {
+        if (coo.row_idx[k] == coo.col_idx[k]) continue;
+        coo.row_idx[dst] = coo.col_idx[k];
+        coo.col_idx[dst] = coo.row_idx[k];
+        coo.values[dst] = sign * coo.values[k];
+        ++dst;
+      }
+    }
+  }
+  return out;
+}
+
+MmMatrix read_matrix_market(const std::string& path, const ReadOptions& opts) {
+  const io_detail::FileBytes bytes = io_detail::read_file(path);
+  return parse_matrix_market(bytes.view(), path, opts);
+}
+
+MmHeader read_matrix_market_header(const std::string& path) {
+  // Usually the header sits in the first KiB: parse a prefix, and trust it only when the size line
+  // ended inside it; otherwise read everything.
+  for (std::size_t prefix = 1 << 16;; prefix *= 16) {
+    const io_detail::FileBytes bytes = io_detail::read_file(path, true, prefix);
+    const std::string_view text = bytes.view();
+    if (!bytes.truncated) return parse_header(text, path).header;
+    try {
+      const ParsedHeader ph = parse_header(text, path);
+      if (ph.body_offset > 0 && text[ph.body_offset - 1] == '\n') return ph.header;
+    } catch (const ParseError& e) {
+      if (e.line() == 1 && text.find('\n') != std::string_view::npos) throw;  // the banner is wrong
+    }
+  }
+}
+
+Csr<double> load_matrix(const std::string& path, MmHeader* header_out, const ReadOptions& opts) {
+  if (is_spkb_file(path)) return read_spkb(path, header_out);
+  MmMatrix m = read_matrix_market(path, opts);
+  if (header_out) *header_out = m.header;
+  return coo_to_csr_consume(std::move(m.coo));
+}
+
+// --- writer ---------------------------------------------------------------------------------------
+
+void write_matrix_market(const std::string& path, const Csr<double>& a, MmField field, const std::string& comment) {
+  if (field == MmField::integer) {
+    for (double v : a.values)
+      if (v != std::nearbyint(v) || std::fabs(v) > 9.2e18)
+        throw Error("cannot write '" + path + "' with the integer field: value " + std::to_string(v) + " is not an integer");
+  }
+  io_detail::AtomicFile file(path);
+  std::string head = "%%MatrixMarket matrix coordinate ";
+  head += to_string(field);
+  head += " general\n";
+  std::size_t i = 0;
+  while (i < comment.size()) {  // every comment line starts with '%'
+    const std::size_t nl = comment.find('\n', i);
+    const std::string_view l = std::string_view(comment).substr(i, nl == std::string::npos ? std::string::npos : nl - i);
+    head += "% ";
+    head += l;
+    head += '\n';
+    i = nl == std::string::npos ? comment.size() : nl + 1;
+  }
+  head += std::to_string(a.rows) + " " + std::to_string(a.cols) + " " + std::to_string(a.nnz()) + "\n";
+  file.write(head.data(), head.size());
+
+  // Rows in batches; each batch is formatted in parallel into per-piece buffers, then written in order.
+  const int threads = omp_get_max_threads();
+  const std::int64_t rows = a.rows;
+  const std::int64_t target_entries_per_piece = 1 << 18;
+  std::vector<std::int64_t> cuts{0};
+  {
+    std::int64_t r = 0;
+    while (r < rows) {
+      // advance until the piece holds ~target entries (or 1<<16 rows for empty-ish matrices)
+      const std::int64_t want = a.row_ptr[r] + target_entries_per_piece;
+      std::int64_t next = std::upper_bound(a.row_ptr.begin() + r + 1, a.row_ptr.end(), want) - a.row_ptr.begin() - 1;
+      next = std::min<std::int64_t>(std::max<std::int64_t>(next, r + 1), std::min<std::int64_t>(rows, r + (1 << 16)));
+      cuts.push_back(next);
+      r = next;
+    }
+  }
+  const std::int64_t pieces = static_cast<std::int64_t>(cuts.size()) - 1;
+  const std::int64_t batch = std::max<std::int64_t>(1, threads * 2);
+  std::vector<std::string> buf(static_cast<std::size_t>(batch));
+  for (std::int64_t b0 = 0; b0 < pieces; b0 += batch) {
+    const std::int64_t b1 = std::min(pieces, b0 + batch);
+#pragma omp parallel for schedule(dynamic, 1) if (b1 - b0 > 1)
+    for (std::int64_t pc = b0; pc < b1; ++pc) {
+      std::string& s = buf[pc - b0];
+      const std::int64_t r0 = cuts[pc], r1 = cuts[pc + 1];
+      const std::int64_t entries = a.row_ptr[r1] - a.row_ptr[r0];
+      s.resize(static_cast<std::size_t>(entries) * 48 + 64);
+      char* o = s.data();
+      for (std::int64_t r = r0; r < r1; ++r) {
+        for (std::int64_t k = a.row_ptr[r]; k < a.row_ptr[r + 1]; ++k) {
+          o = std::to_chars(o, o + 12, r + 1).ptr;
+          *o++ = ' ';
+          o = std::to_chars(o, o + 12, static_cast<std::int64_t>(a.col_idx[k]) + 1).ptr;
+          if (field == MmField::real) {
+            *o++ = ' ';
+            o = std::to_chars(o, o + 32, a.values[k]).ptr;  // shortest text that reads back exactly
+          } else if (field == MmField::integer) {
+            *o++ = ' ';
+            o = std::to_chars(o, o + 24, static_cast<std::int64_t>(a.values[k])).ptr;
+          }
+          *o++ = '\n';
+        }
+      }
+      s.resize(static_cast<std::size_t>(o - s.data()));
+    }
+    for (std::int64_t pc = b0; pc < b1; ++pc) file.write(buf[pc - b0].data(), buf[pc - b0].size());
+  }
+  file.commit();
+}
+
 }  // namespace spkit

@@ -96,6 +96,7 @@ Registry test_registry() {
   add_kernel<BrokenSerial>(reg, "cpu.csr.broken", Format::csr, Backend::cpu, false, "test");
   add_kernel<NeverApplies>(reg, "cpu.bsr.never", Format::bsr, Backend::cpu, false, "test");
   add_kernel<ThrowsWhileRunning>(reg, "cpu.ell.throws", Format::ell, Backend::cpu, false, "test");
+  add_kernel<GoodParallel>(reg, "cpu.hyb.omp.test", Format::hyb, Backend::cpu, true, "no serial HYB kernel");
   add_kernel<GoodParallel>(reg, "ref.test.csr", Format::csr, Backend::cpu, true, "test", /*comparison=*/true);
   return reg;
 }
@@ -130,8 +131,8 @@ TEST(Runner, RowsStatusesAndDerivedFigures) {
   const SpmvRunOptions o = quick_options();
   SCOPED_TRACE("x seed " + std::to_string(o.seed));
   const auto rows = run_spmv(reg, a, o);
-  // Per precision: serial 1 + omp 3 + broken 1 + never 1 + throws 1 + ref 3.
-  EXPECT_EQ(rows.size(), 2u * 10u);
+  // Per precision: serial 1 + omp 3 + broken 1 + never 1 + throws 1 + hyb 3 + ref 3.
+  EXPECT_EQ(rows.size(), 2u * 13u);
 
   for (const char* prec : {"float", "double"}) {
     SCOPED_TRACE(prec);
@@ -167,6 +168,11 @@ TEST(Runner, RowsStatusesAndDerivedFigures) {
       ASSERT_NE(ref, nullptr);
       EXPECT_TRUE(ref->comparison);
       EXPECT_EQ(ref->speedup_over, "cpu.csr.serial");
+      // A format without a serial kernel of its own falls back to serial CSR, and says so.
+      const SpmvResult* hyb = find_row(rows, "cpu.hyb.omp.test", prec, t);
+      ASSERT_NE(hyb, nullptr);
+      EXPECT_EQ(hyb->speedup_over, "cpu.csr.serial");
+      EXPECT_GT(hyb->speedup, 0);
     }
 
     const SpmvResult* broken = find_row(rows, "cpu.csr.broken", prec, 1);

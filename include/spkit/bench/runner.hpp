@@ -43,8 +43,10 @@ struct SpmvResult {
   double gflops = 0;            // 2 nnz / median (true non-zeros)
   double gbytes_per_s = 0;      // effective: CSR bytes in this precision / median (common yardstick)
   double own_gbytes_per_s = 0;  // this format's own bytes_moved / median
-  double speedup = 0;           // over the serial kernel of the same format, same precision (0: none)
-  double efficiency = 0;        // speedup / threads
+  double speedup = 0;           // over the serial kernel of the same format, same precision (0: none);
+                                // ref.* and formats without a serial kernel: over cpu.csr.serial;
+                                // CUDA: over the fastest cuda.cusparse.* row of the run (see speedup_over)
+  double efficiency = 0;        // speedup / threads (CPU rows; 0 for CUDA rows)
   double rel_l2_error = 0, max_abs_error = 0;
   bool valid = false;
   std::string status;           // "ok", "FAILED", "skipped"

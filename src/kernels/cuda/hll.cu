@@ -1,6 +1,177 @@
-// CUDA kernels for hll (placeholder until its kernels land).
+// CUDA HLL (hacked ELLPACK) kernels of seed 000: thread per row and warp per row (shuffle or
+// shared-memory reduction) on the row-major layout, and thread per row on the column-major layout
+// (idx = k * hack_rows + r, coalesced).
+#include <cuda_runtime.h>
+
+#include <string>
+
+#include "kernels/cuda/cuda_common.cuh"
+#include "spkit/formats/hll.hpp"
 #include "spkit/kernel.hpp"
 
+namespace spkit::cuda {
+namespace {
+
+constexpr int kWarp = 32;
+
+template <class T>
+struct DeviceHll {
+  int hack_size = 32;
+  DeviceBuffer<std::int64_t> hack_offset;
+  DeviceBuffer<std::int32_t> hack_width;
+  DeviceBuffer<std::int32_t> col_idx;
+  DeviceBuffer<T> values;
+  std::uint64_t bytes = 0;
+  DeviceHll(const Csr<T>& a, const PlanOptions& o, Layout layout) {
+    FormatLimits limits;
+    limits.memory_budget_bytes = o.memory_budget_bytes;
+    const Hll<T> h = csr_to_hll(a, o.hack_size, layout, limits);
+    hack_size = h.hack_size;
+    hack_offset = DeviceBuffer<std::int64_t>(h.hack_offset, "HLL hack offsets");
+    hack_width = DeviceBuffer<std::int32_t>(h.hack_width, "HLL hack widths");
+    col_idx = DeviceBuffer<std::int32_t>(h.col_idx, "HLL col_idx");
+    values = DeviceBuffer<T>(h.values, "HLL values");
+    bytes = h.memory_bytes();
+  }
+};
+
+// Seed 000 HLL kernel 0: thread per row, row-major inside the hack (r * width + k).
+template <class T>
+__global__ void hll_thread_row_kernel(std::int64_t rows, int hack_size, const std::int64_t* hack_offset,
+                                      const std::int32_t* hack_width, const std::int32_t* col_idx, const T* values,
+                                      const T* x, T* y) {
+  const std::int64_t row = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (row >= rows) return;
+  const std::int64_t hack = row / hack_size, local = row % hack_size;
+  const std::int64_t width = hack_width[hack];
+  const std::int64_t base = hack_offset[hack] + local * width;
+  T sum = 0;
+  for (std::int64_t k = 0; k < width; ++k) sum += values[base + k] * x[col_idx[base + k]];
+  y[row] = sum;
+}
+
+// Seed 000 HLL kernel 3: thread per row, column-major inside the hack (k * hack_rows + r).
+template <class T>
+__global__ void hll_col_major_kernel(std::int64_t rows, int hack_size, const std::int64_t* __restrict__ hack_offset,
+                                     const std::int32_t* __restrict__ hack_width,
+                                     const std::int32_t* __restrict__ col_idx, const T* __restrict__ values,
+                                     const T* __restrict__ x, T* __restrict__ y) {
+  const std::int64_t row = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (row >= rows) return;
+  const std::int64_t hack = row / hack_size, local = row % hack_size;
+  const std::int64_t hack_rows = min(static_cast<std::int64_t>(hack_size), rows - hack * hack_size);
+  const std::int64_t width = hack_width[hack];
+  const std::int64_t base = hack_offset[hack] + local;
+  T sum = 0;
+  for (std::int64_t k = 0; k < width; ++k) sum += values[base + k * hack_rows] * x[col_idx[base + k * hack_rows]];
+  y[row] = sum;
+}
+
+// Seed 000 HLL kernels 1 and 2: warp per row over the row-major hack, reduced with shuffles
+// (SHARED = false) or in a shared-memory slice per warp (SHARED = true).
+template <class T, bool SHARED>
+__global__ void hll_warp_row_kernel(std::int64_t rows, int hack_size, const std::int64_t* hack_offset,
+                                    const std::int32_t* hack_width, const std::int32_t* col_idx, const T* values,
+                                    const T* x, T* y) {
+  extern __shared__ __align__(16) unsigned char smem_raw[];
+  const std::int64_t row = static_cast<std::int64_t>(blockIdx.x) * blockDim.y + threadIdx.y;
+  if (row >= rows) return;  // uniform across the warp
+  const int lane = threadIdx.x;
+  const std::int64_t hack = row / hack_size, local = row % hack_size;
+  const std::int64_t width = hack_width[hack];
+  const std::int64_t base = hack_offset[hack] + local * width;
+  T sum = 0;
+  for (std::int64_t k = lane; k < width; k += kWarp) sum += values[base + k] * x[col_idx[base + k]];
+  if (!SHARED) {
+    sum = group_sum<kWarp>(sum);
+    if (lane == 0) y[row] = sum;
+  } else {
+    T* mine = reinterpret_cast<T*>(smem_raw) + threadIdx.y * kWarp;
+    mine[lane] = sum;
+    __syncwarp();
+#pragma unroll
+    for (int offset = kWarp / 2; offset > 0; offset /= 2) {
+      if (lane < offset) mine[lane] += mine[lane + offset];
+      __syncwarp();
+    }
+    if (lane == 0) y[row] = mine[0];
+  }
+}
+
+enum class HllKernel { thread_row, warp_row, warp_row_shared, col_major };
+
+template <class T, HllKernel K>
+class HllPlan : public CudaSpmvPlan<T> {
+ public:
+  HllPlan(const Csr<T>& a, const PlanOptions& o)
+      : CudaSpmvPlan<T>(a, o), m_(a, o, K == HllKernel::col_major ? Layout::col_major : Layout::row_major) {
+    const int threads = default_block_threads(this->props());
+    if (K == HllKernel::thread_row || K == HllKernel::col_major) {
+      launch_.block = dim3(threads);
+      launch_.grid = dim3(static_cast<unsigned>(blocks_for(this->rows_, threads, this->props())));
+    } else {
+      const int warps = threads / kWarp;
+      launch_.block = dim3(kWarp, warps);
+      launch_.grid = dim3(static_cast<unsigned>(blocks_for(this->rows_, warps, this->props())));
+      launch_.shared_bytes = K == HllKernel::warp_row_shared ? static_cast<std::size_t>(threads) * sizeof(T) : 0;
+    }
+    SPKIT_CUDA_CHECK(cudaDeviceSynchronize());
+  }
+  void run(const T* x, T* y) override {
+    if (this->handle_trivial(y)) return;
+    const auto off = m_.hack_offset.get();
+    const auto w = m_.hack_width.get();
+    const auto ci = m_.col_idx.get();
+    const auto v = m_.values.get();
+    switch (K) {
+      case HllKernel::thread_row:
+        hll_thread_row_kernel<T><<<launch_.grid, launch_.block>>>(this->rows_, m_.hack_size, off, w, ci, v, x, y);
+        SPKIT_LAUNCH_CHECK("hll_thread_row_kernel");
+        break;
+      case HllKernel::col_major:
+        hll_col_major_kernel<T><<<launch_.grid, launch_.block>>>(this->rows_, m_.hack_size, off, w, ci, v, x, y);
+        SPKIT_LAUNCH_CHECK("hll_col_major_kernel");
+        break;
+      case HllKernel::warp_row:
+        hll_warp_row_kernel<T, false><<<launch_.grid, launch_.block>>>(this->rows_, m_.hack_size, off, w, ci, v, x, y);
+        SPKIT_LAUNCH_CHECK("hll_warp_row_kernel");
+        break;
+      case HllKernel::warp_row_shared:
+        hll_warp_row_kernel<T, true><<<launch_.grid, launch_.block, launch_.shared_bytes>>>(
+            this->rows_, m_.hack_size, off, w, ci, v, x, y);
+        SPKIT_LAUNCH_CHECK("hll_warp_row_kernel<shared>");
+        break;
+    }
+  }
+  std::uint64_t bytes_moved() const override {
+    return m_.bytes + static_cast<std::uint64_t>(this->rows_ + this->cols_) * sizeof(T);
+  }
+  std::string detail() const override {
+    return "hack size " + std::to_string(m_.hack_size) + (K == HllKernel::col_major ? ", column-major" : ", row-major");
+  }
+
+ private:
+  DeviceHll<T> m_;
+  Launch launch_;
+};
+
+template <class T> using HllThreadRowPlan = HllPlan<T, HllKernel::thread_row>;
+template <class T> using HllWarpRowPlan = HllPlan<T, HllKernel::warp_row>;
+template <class T> using HllWarpRowSharedPlan = HllPlan<T, HllKernel::warp_row_shared>;
+template <class T> using HllColMajorPlan = HllPlan<T, HllKernel::col_major>;
+
+}  // namespace
+}  // namespace spkit::cuda
+
 namespace spkit {
-void register_cuda_hll_kernels(Registry&) {}
+void register_cuda_hll_kernels(Registry& reg) {
+  add_kernel<cuda::HllThreadRowPlan>(reg, "cuda.hll.thread_row", Format::hll, Backend::cuda, false,
+                                     "HLL row-major, one thread per row (seed 000 HLL kernel 0)");
+  add_kernel<cuda::HllWarpRowPlan>(reg, "cuda.hll.warp_row", Format::hll, Backend::cuda, false,
+                                   "HLL row-major, warp per row, shuffle reduction (seed 000 HLL kernel 1)");
+  add_kernel<cuda::HllWarpRowSharedPlan>(reg, "cuda.hll.warp_row_shared", Format::hll, Backend::cuda, false,
+                                         "HLL row-major, warp per row, shared-memory reduction (seed 000 HLL kernel 2)");
+  add_kernel<cuda::HllColMajorPlan>(reg, "cuda.hll.col_major", Format::hll, Backend::cuda, false,
+                                    "HLL column-major, one thread per row, coalesced (seed 000 HLL kernel 3)");
+}
 }  // namespace spkit
