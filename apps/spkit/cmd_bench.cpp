@@ -162,7 +162,13 @@ std::vector<std::vector<const KernelInfo*>> baseline_groups(const std::vector<co
   std::vector<std::string> order;
   std::map<std::string, std::vector<const KernelInfo*>> groups;
   for (const KernelInfo* k : kernels) {
-    std::string key = k->backend == Backend::cuda ? "cuda" : k->comparison ? "cpu.csr" : "cpu." + std::string(to_string(k->format));
+    // The runner's baseline: cpu.<format>.serial*, else (ref.*, formats without one) cpu.csr.serial*.
+    std::string key = "cuda";
+    if (k->backend == Backend::cpu) {
+      const std::string own = "cpu." + std::string(to_string(k->format));
+      bool has_serial = !k->comparison && !registry().match(own + ".serial*").empty();
+      key = has_serial ? own : "cpu.csr";
+    }
     if (!groups.count(key)) order.push_back(key);
     groups[key].push_back(k);
   }
