@@ -60,8 +60,8 @@ struct BenchCli {
   std::string device = "all";
   std::string precision = "both";
   std::string threads;
-  int reps = 30;
-  int warmup = 3;
+  int reps = 20;
+  int warmup = 2;
   std::string size = "small";
   std::string out = "bench-results";
   bool resume = false;
@@ -481,7 +481,7 @@ void add_bench_command(CLI::App& app) {
   cmd->add_option("--threads", cli->threads, "Thread counts for the OpenMP kernels, e.g. 1,2,4 (default 1,2,..,2x cores)");
   cmd->add_option("--reps", cli->reps, "Timed repetitions per cell (after warm-up)")->capture_default_str();
   cmd->add_option("--warmup", cli->warmup, "Untimed warm-up runs per cell")->capture_default_str();
-  cmd->add_option("--size", cli->size, "Generated matrices: small (~2M nnz), medium (~8M), large (~32M)")
+  cmd->add_option("--size", cli->size, "Generated matrices: small (~1M nnz each), medium (~4M), large (~16M)")
       ->capture_default_str();
   cmd->add_option("--out", cli->out, "Output folder for results.{json,csv} and the report")->capture_default_str();
   cmd->add_flag("--resume", cli->resume, "Keep the cells already in OUT/results.json and run only the rest");
