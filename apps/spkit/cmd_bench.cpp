@@ -381,8 +381,6 @@ void run_bench(const BenchCli& cli) {
       double fmm_s = time_fast_matrix_market(sm.path);
       record.fmm_parse_mb_s = fmm_s > 0 ? loaded.file_mb / fmm_s : 0;
     }
-    // Re-estimate this matrix's work with its real size.
-    progress.add_done(0);
     const double nnz = static_cast<double>(record.stats.nnz);
     auto existing = std::find_if(results.matrices.begin(), results.matrices.end(),
                                  [&](const MatrixRecord& m) { return m.name == sm.name; });
