@@ -173,7 +173,7 @@ def fmt_g(v, digits=2):
 def fmt_count(n):
     n = num(n)
     for unit, scale in (("G", 1e9), ("M", 1e6), ("k", 1e3)):
-        if n >= scale:
+        if n >= scale * 0.99995:  # 999,999 reads 1.0M, not 1000.0k
             return f"{n / scale:.1f}{unit}"
     return f"{n:.0f}"
 

@@ -80,9 +80,10 @@ std::string human_duration(double s) {
 }
 
 std::string human_count(double n) {
-  if (n >= 1e9) return fmt::format("{:.1f}G", n / 1e9);
-  if (n >= 1e6) return fmt::format("{:.1f}M", n / 1e6);
-  if (n >= 1e3) return fmt::format("{:.1f}k", n / 1e3);
+  // Thresholds just under the unit, so that 999,999 reads 1.0M rather than 1000.0k.
+  if (n >= 0.99995e9) return fmt::format("{:.1f}G", n / 1e9);
+  if (n >= 0.99995e6) return fmt::format("{:.1f}M", n / 1e6);
+  if (n >= 0.99995e3) return fmt::format("{:.1f}k", n / 1e3);
   return fmt::format("{:.0f}", n);
 }
 
