@@ -11,9 +11,13 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string_view text(reinterpret_cast<const char*>(data), size);
+  // One chunk with expansion; many tiny chunks (3 threads) without: both must accept and refuse the
+  // same inputs.
+  int accepted = 0;
   for (bool expand : {true, false}) {
     spkit::ReadOptions opts;
-    opts.threads = 1;
+    opts.threads = expand ? 1 : 3;
+    opts.chunk_bytes = expand ? 0 : 5;
     opts.expand_symmetry = expand;
     try {
       const spkit::MmMatrix m = spkit::parse_matrix_market(text, "<fuzz>", opts);
@@ -32,8 +36,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         const spkit::Csr<double> a = spkit::coo_to_csr(m.coo);
         spkit::check_csr(a);
       }
+      ++accepted;
     } catch (const spkit::ParseError&) {
     }
   }
+  if (accepted == 1) __builtin_trap();  // chunking changed the verdict
   return 0;
 }

@@ -538,9 +538,14 @@ MmMatrix parse_matrix_market(std::string_view text, std::string_view source, con
   // Cut the body into chunks at line boundaries.
   const std::size_t body_begin = ph.body_offset, body_end = text.size();
   const std::size_t body_bytes = body_end - body_begin;
-  const std::size_t min_chunk = std::size_t(1) << 20;
-  std::size_t nchunks = std::max<std::size_t>(1, std::min<std::size_t>(body_bytes / min_chunk, std::size_t(threads) * 8));
-  if (threads == 1) nchunks = std::min<std::size_t>(nchunks, 4);
+  std::size_t nchunks;
+  if (opts.chunk_bytes > 0) {
+    nchunks = std::max<std::size_t>(1, std::min<std::size_t>(body_bytes / opts.chunk_bytes, 1 << 16));
+  } else {
+    const std::size_t min_chunk = std::size_t(1) << 20;
+    nchunks = std::max<std::size_t>(1, std::min<std::size_t>(body_bytes / min_chunk, std::size_t(threads) * 8));
+    if (threads == 1) nchunks = std::min<std::size_t>(nchunks, 4);
+  }
   std::vector<Chunk> chunks;
   chunks.reserve(nchunks);
   std::size_t start = body_begin;

@@ -124,9 +124,12 @@ class MalformedInput : public ::testing::TestWithParam<BadCase> {};
 
 TEST_P(MalformedInput, ThrowsParseErrorNamingTheLine) {
   const BadCase& c = GetParam();
-  for (int threads : {1, 3}) {
+  // One chunk; and many tiny chunks (a chunk per line or less), so that errors near chunk edges and
+  // the entry-count checks across chunks are exercised too.
+  for (auto [threads, chunk] : {std::pair<int, std::size_t>{1, 0}, {3, 0}, {3, 1}, {2, 7}}) {
     ReadOptions o;
     o.threads = threads;
+    o.chunk_bytes = chunk;
     try {
       parse_matrix_market(c.text, "bad.mtx", o);
       FAIL() << c.name << ": no error";
@@ -246,6 +249,24 @@ TEST(MatrixMarketRead, EmptyMatrices) {
   }
 }
 
+// Every accepted-input case again with tiny chunks: the same matrix.
+TEST(MatrixMarketRead, TinyChunksGiveTheSameMatrix) {
+  const std::vector<std::string> texts = {
+      "%%MatrixMarket matrix coordinate real general\r\n% c\r\n\r\n 4 5 6\r\n1 1 1.5e2\r\n\n% x\n\t2\t3\t+4\n3 5 -2.5E-1\n4 4 0\n+1 +2 .5\n  0002 001 7.  \n\n\n",
+      "%%MatrixMarket matrix coordinate real symmetric\n3 3 4\n1 1 2\n2 1 -1\n3 2 4\n3 3 5",
+      "%%MatrixMarket matrix array real skew-symmetric\n3 3\n1\n\n2\n% c\n3\n",
+      "%%MatrixMarket matrix coordinate pattern general\n2 3 2\n1 3\n2 1 \n"};
+  for (const auto& t : texts) {
+    const Dense want = dense_of(parse_csr(t, 1));
+    for (std::size_t chunk : {1, 2, 3, 5, 11}) {
+      ReadOptions o;
+      o.threads = 3;
+      o.chunk_bytes = chunk;
+      EXPECT_EQ(dense_of(coo_to_csr(parse_matrix_market(t, "<t>", o).coo)), want) << "chunk " << chunk << "\n" << t;
+    }
+  }
+}
+
 TEST(MatrixMarketRead, IntegerAndPatternFields) {
   const Csr<double> ai = parse_csr("%%MatrixMarket matrix coordinate integer general\n2 2 2\n1 1 -7\n2 1 +3\n");
   EXPECT_EQ(dense_of(ai), (Dense{{{0, 0}, -7.0}, {{1, 0}, 3.0}}));
@@ -314,9 +335,10 @@ TEST(MatrixMarketRead, ParallelChunksMatchSerialAndNameExactLines) {
   ReadOptions one;
   one.threads = 1;
   const MmMatrix ref = parse_matrix_market(text, "<t>", one);
-  for (int t : {2, 3, 8}) {
+  for (auto [t, chunk] : {std::pair<int, std::size_t>{2, 0}, {3, 0}, {8, 0}, {4, 1000}}) {
     ReadOptions o;
     o.threads = t;
+    o.chunk_bytes = chunk;
     const MmMatrix m = parse_matrix_market(text, "<t>", o);
     ASSERT_EQ(m.coo.row_idx, ref.coo.row_idx) << t;
     ASSERT_EQ(m.coo.col_idx, ref.coo.col_idx) << t;
