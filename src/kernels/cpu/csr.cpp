@@ -203,7 +203,9 @@ class CsrSpkit : public CpuSpmvPlan<T> {
 
  private:
   static constexpr std::size_t kPad = 64 / sizeof(T);  // one carry per cache line
-  static constexpr std::int64_t kTileRows = 512;       // diagonal path: rows accumulated together
+  // Diagonal path: rows per tile. One tile is one register block, and its diagonals lie one after the
+  // other in memory, so the values are a single sequential stream (prefetcher-friendly).
+  static constexpr std::int64_t kTileRows = 64;
   static constexpr std::size_t kMaxDiagonals = 64;
   static constexpr int kRegRows = 64;  // rows whose sums stay in registers (8 zmm of doubles)
 

@@ -3,7 +3,9 @@
 // counts, HLL hack sizes through PlanOptions, and honest byte counts / details.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <limits>
+#include <random>
 #include <string>
 
 #include "common/test_matrices.hpp"
@@ -67,11 +69,14 @@ TEST(CpuSpkitKernel, ColumnEncodingFollowsTheMatrix) {
   PlanOptions po;
   po.threads = 3;
   std::string detail;
-  // Banded: every |col - row| small, 16-bit relative columns.
-  std::vector<std::vector<std::int32_t>> band(300);
-  for (int i = 0; i < 300; ++i)
-    for (int j = std::max(0, i - 3); j <= std::min(299, i + 3); ++j) band[i].push_back(j);
-  expect_valid<double>("cpu.csr.omp.spkit", random_csr(300, 300, 3, band), po, &detail);
+  // Columns scattered within +-1000 of the row: too many diagonals for the diagonal path, but every
+  // |col - row| fits 16 bits.
+  std::vector<std::vector<std::int32_t>> near(3000);
+  std::mt19937_64 rng(11);
+  for (int i = 0; i < 3000; ++i)
+    for (int k = 0; k < 6; ++k)
+      near[i].push_back(static_cast<std::int32_t>(std::clamp<std::int64_t>(i + static_cast<std::int64_t>(rng() % 2001) - 1000, 0, 2999)));
+  expect_valid<double>("cpu.csr.omp.spkit", random_csr(3000, 3000, 3, near), po, &detail);
   EXPECT_NE(detail.find("16-bit relative"), std::string::npos) << detail;
   // Columns 40000 away from the row: 32-bit columns.
   std::vector<std::vector<std::int32_t>> far(40);
