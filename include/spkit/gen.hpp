@@ -11,8 +11,9 @@
 //   lap3d     n^3 x n^3, 7- or 27-point stencil (`points`) on an n x n x n grid
 //   fem       dof*n^3 square, 7-point node graph with a dense dof x dof block per edge (7*dof per row)
 //   random    n x cols (0 = n), `per_row` distinct uniform columns per row
-//   powerlaw  n x n, heavy-tailed (Pareto/Zipf, exponent `zipf_s`) row lengths of mean ~`per_row`,
-//             columns skewed towards low indices; empty rows occur
+//   powerlaw  n x n, Zipf row lengths (the row of rank r, ranks a seeded permutation of the rows, has
+//             about x_min * (n / (r + 1/2))^zipf_s entries, capped) of mean ~`per_row`; columns
+//             skewed towards low indices (density ~ c^-1/2); 3% of the rows are empty
 //   road      n^2 x n^2, planar grid with edges removed at random, ~2.8 per row incl. the diagonal
 //   circuit   n x n, diagonal plus ~`per_row`-1 mostly near-diagonal entries, a few dense rows and
 //             a few dense columns

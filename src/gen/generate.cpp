@@ -21,19 +21,23 @@ namespace spkit {
 namespace {
 
 using gen_detail::hash3;
+using gen_detail::IndexPermutation;
 using gen_detail::StreamRng;
 using gen_detail::unit_from;
 
 constexpr std::int64_t kMaxIndex = std::numeric_limits<std::int32_t>::max();
 
 // Salts keep the streams of different purposes apart for the same seed.
-enum Salt : std::uint64_t { kRowSalt = 1, kEdgeSalt = 2, kRoadSalt = 3, kCircuitSalt = 4 };
+enum Salt : std::uint64_t { kRowSalt = 1, kEdgeSalt = 2, kRoadSalt = 3, kCircuitSalt = 4, kRankSalt = 5 };
+
 
 class RowGenerator {
  public:
   virtual ~RowGenerator() = default;
   virtual std::int64_t rows() const = 0;
   virtual std::int64_t cols() const = 0;
+  // About the non-zeros to come: checked against memory before anything large is allocated.
+  virtual double expected_nnz() const = 0;
   virtual std::int64_t row_length(std::int64_t row) const = 0;
   // Writes exactly row_length(row) entries, columns strictly increasing.
   virtual void fill_row(std::int64_t row, std::int32_t* cols, double* values) const = 0;
@@ -114,6 +118,9 @@ class StencilGenerator : public RowGenerator {
   }
   std::int64_t rows() const override { return nodes_ * dof_; }
   std::int64_t cols() const override { return rows(); }
+  double expected_nnz() const override {
+    return static_cast<double>(rows()) * static_cast<double>(offsets_.size()) * dof_;
+  }
   std::int64_t row_length(std::int64_t row) const override {
     std::int64_t count = 0;
     for_each_neighbour(row / dof_, [&](std::int64_t) { ++count; });
@@ -153,6 +160,7 @@ class RoadGenerator : public RowGenerator {
   }
   std::int64_t rows() const override { return n_ * n_; }
   std::int64_t cols() const override { return rows(); }
+  double expected_nnz() const override { return 2.8 * static_cast<double>(rows()); }
   std::int64_t row_length(std::int64_t row) const override {
     std::int64_t count = 1;
     for_each_neighbour(row, [&](std::int64_t) { ++count; });
@@ -197,6 +205,7 @@ class BandedGenerator : public RowGenerator {
   BandedGenerator(std::int64_t n, std::int64_t b, std::uint64_t seed) : n_(n), b_(std::min(b, n)), seed_(seed) {}
   std::int64_t rows() const override { return n_; }
   std::int64_t cols() const override { return n_; }
+  double expected_nnz() const override { return static_cast<double>(n_) * static_cast<double>(2 * b_ + 1); }
   std::int64_t row_length(std::int64_t row) const override {
     return std::min(n_ - 1, row + b_) - std::max<std::int64_t>(0, row - b_) + 1;
   }
@@ -219,6 +228,7 @@ class RandomGenerator : public RowGenerator {
       : rows_(rows), cols_(cols), k_(k), seed_(seed) {}
   std::int64_t rows() const override { return rows_; }
   std::int64_t cols() const override { return cols_; }
+  double expected_nnz() const override { return static_cast<double>(rows_) * static_cast<double>(k_); }
   std::int64_t row_length(std::int64_t) const override { return k_; }
   void fill_row(std::int64_t row, std::int32_t* cols, double* values) const override {
     StreamRng rng(seed_, static_cast<std::uint64_t>(row), kRowSalt);
@@ -237,26 +247,30 @@ class RandomGenerator : public RowGenerator {
 // ---- powerlaw: heavy-tailed row lengths, columns skewed towards low indices -----------------------
 class PowerlawGenerator : public RowGenerator {
  public:
-  PowerlawGenerator(std::int64_t n, int mean, double s, std::uint64_t seed) : n_(n), s_(s), seed_(seed) {
-    // Row length L = min(cap, floor(X)), X Pareto: X = x_min * U^(-s), P(X >= t) = (x_min / t)^(1/s).
+  PowerlawGenerator(std::int64_t n, int mean, double s, std::uint64_t seed)
+      : n_(n), s_(s), mean_(mean), seed_(seed), rank_(static_cast<std::uint64_t>(n), seed ^ kRankSalt) {
+    // Zipf's rank-size law: the row of rank r (a seeded permutation of the rows) gets
+    // L = min(cap, max(1, floor(x_min * u^-s))) entries, u = (r + 1/2) / n, except the last
+    // kEmptyFraction of the ranks, which stay empty (dangling nodes of a web graph). That is the
+    // Pareto law P(X >= t) = (x_min / t)^(1/s) sampled at stratified quantiles, so the total is close
+    // to its expectation even for small n, and the longest rows land anywhere in the matrix.
     // The cap keeps the longest row realistic (a few thousand times the mean for large n).
     double cap = std::max(4.0 * mean, 4.0 * mean * std::sqrt(static_cast<double>(n)));
     cap_ = std::min<std::int64_t>(n, static_cast<std::int64_t>(cap));
-    // E[L] = sum_{k=1..cap} min(1, (x_min/k)^(1/s)) grows with x_min: bisect for E[L] = mean.
+    // E[L] = sum_{k=1..cap} P(L >= k) = p + sum_{k=2..cap} min(p, (x_min/k)^(1/s)), p = 1 - kEmptyFraction,
+    // grows with x_min: bisect for E[L] = mean.
+    const double p = 1.0 - kEmptyFraction;
     auto expected = [&](double x_min) {
-      double sum = 0;
-      for (std::int64_t k = 1; k <= cap_; ++k) {
-        if (k <= x_min) {
-          sum += 1.0;
-          continue;
-        }
-        double term = std::pow(x_min / static_cast<double>(k), 1.0 / s_);
+      double sum = p;
+      for (std::int64_t k = 2; k <= cap_; ++k) {
+        const double term = std::min(p, std::pow(x_min / static_cast<double>(k), 1.0 / s_));
         sum += term;
         if (term < 1e-12) break;
       }
       return sum;
     };
-    double lo = 0, hi = static_cast<double>(mean);
+    double lo = 0, hi = 2.0 * mean + 2;
+    while (expected(hi) < mean && hi < static_cast<double>(cap_)) hi *= 2;
     for (int it = 0; it < 60; ++it) {
       double mid = 0.5 * (lo + hi);
       (expected(mid) < mean ? lo : hi) = mid;
@@ -265,13 +279,11 @@ class PowerlawGenerator : public RowGenerator {
   }
   std::int64_t rows() const override { return n_; }
   std::int64_t cols() const override { return n_; }
-  std::int64_t row_length(std::int64_t row) const override {
-    StreamRng rng(seed_, static_cast<std::uint64_t>(row), kRowSalt);
-    return draw_length(rng);
-  }
+  double expected_nnz() const override { return static_cast<double>(n_) * mean_; }
+  std::int64_t row_length(std::int64_t row) const override { return length_of(row); }
   void fill_row(std::int64_t row, std::int32_t* cols, double* values) const override {
     StreamRng rng(seed_, static_cast<std::uint64_t>(row), kRowSalt);
-    std::int64_t len = draw_length(rng);
+    const std::int64_t len = length_of(row);
     if (4 * len > n_) {
       selection_sample(rng, len, n_, cols);
     } else {
@@ -285,15 +297,18 @@ class PowerlawGenerator : public RowGenerator {
   }
 
  private:
-  std::int64_t draw_length(StreamRng& rng) const {
-    double u = 1.0 - rng.uniform();  // (0, 1]
-    double x = x_min_ * std::pow(u, -s_);
+  std::int64_t length_of(std::int64_t row) const {
+    const double u = (static_cast<double>(rank_(static_cast<std::uint64_t>(row))) + 0.5) / static_cast<double>(n_);
+    if (u > 1.0 - kEmptyFraction) return 0;
+    const double x = x_min_ * std::pow(u, -s_);
     if (!(x < static_cast<double>(cap_))) return cap_;
-    return static_cast<std::int64_t>(x);
+    return std::max<std::int64_t>(1, static_cast<std::int64_t>(x));
   }
+  static constexpr double kEmptyFraction = 0.03;
   std::int64_t n_, cap_ = 0;
-  double s_, x_min_ = 0;
+  double s_, mean_, x_min_ = 0;
   std::uint64_t seed_;
+  IndexPermutation rank_;
 };
 
 // ---- circuit: diagonal, mostly near-diagonal couplings, a few dense rows and columns --------------
@@ -313,6 +328,9 @@ class CircuitGenerator : public RowGenerator {
   }
   std::int64_t rows() const override { return n_; }
   std::int64_t cols() const override { return n_; }
+  double expected_nnz() const override {
+    return static_cast<double>(n_) * per_row_ + static_cast<double>(dense_rows_.size()) * static_cast<double>(dense_len_);
+  }
   std::int64_t row_length(std::int64_t row) const override {
     if (is_dense_row(row)) return dense_len_;
     StreamRng rng(seed_, static_cast<std::uint64_t>(row), kRowSalt);
@@ -384,11 +402,16 @@ Csr<double> build_csr(const RowGenerator& gen, const std::string& family, const 
   a.cols = gen.cols();
   const std::int64_t rows = a.rows;
   const std::uint64_t budget = available_memory_bytes();
-  auto check_memory = [&](std::int64_t nnz, const char* what) {
-    std::uint64_t need = static_cast<std::uint64_t>(rows + 1) * 8 + static_cast<std::uint64_t>(nnz) * 12;
-    if (need > budget) throw TooLarge("gen " + family + ": " + what + " does not fit in the available memory", need);
+  // 8 bytes per row pointer, 4 + 8 per non-zero.
+  auto check_memory = [&](double nnz) {
+    const double need = 8.0 * static_cast<double>(rows + 1) + 12.0 * nnz;
+    if (need > static_cast<double>(budget))
+      throw TooLarge("gen " + family + ": the matrix (" + std::to_string(rows) + " rows, about " +
+                         std::to_string(static_cast<long long>(std::min(nnz, 9e18))) +
+                         " non-zeros) does not fit in the available memory",
+                     static_cast<std::uint64_t>(std::min(need, 1.8e19)));
   };
-  check_memory(0, "the row pointers");
+  check_memory(gen.expected_nnz());
   a.row_ptr.assign(static_cast<std::size_t>(rows) + 1, 0);
 
   constexpr std::int64_t kChunk = 4096;
@@ -418,7 +441,7 @@ Csr<double> build_csr(const RowGenerator& gen, const std::string& family, const 
     }
   }
   const std::int64_t nnz = a.row_ptr[rows];
-  check_memory(nnz, "the matrix");
+  check_memory(static_cast<double>(nnz));
   a.col_idx.resize(static_cast<std::size_t>(nnz));
   a.values.resize(static_cast<std::size_t>(nnz));
 

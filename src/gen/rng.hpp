@@ -45,4 +45,36 @@ class StreamRng {
   std::uint64_t state_;
 };
 
+// A seeded bijection of [0, n), n >= 1: a 4-round Feistel network on the smallest even number of bits
+// that covers n, cycle-walked back into range (the domain is below 4n: under 4 steps on average).
+// Stateless and thread-safe.
+class IndexPermutation {
+ public:
+  IndexPermutation(std::uint64_t n, std::uint64_t seed) : n_(n), seed_(seed) {
+    int bits = 2;
+    while (bits < 62 && (std::uint64_t{1} << bits) < n) bits += 2;
+    half_ = bits / 2;
+    mask_ = (std::uint64_t{1} << half_) - 1;
+  }
+  std::uint64_t operator()(std::uint64_t x) const {
+    do x = encrypt(x);
+    while (x >= n_);
+    return x;
+  }
+
+ private:
+  std::uint64_t encrypt(std::uint64_t x) const {
+    std::uint64_t left = x >> half_, right = x & mask_;
+    for (std::uint64_t round = 0; round < 4; ++round) {
+      const std::uint64_t f = hash3(seed_, round, right) & mask_;
+      const std::uint64_t next_left = right;
+      right = left ^ f;
+      left = next_left;
+    }
+    return (left << half_) | right;
+  }
+  std::uint64_t n_, seed_, mask_;
+  int half_;
+};
+
 }  // namespace spkit::gen_detail

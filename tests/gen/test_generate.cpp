@@ -9,6 +9,7 @@
 #include <map>
 #include <string>
 
+#include "gen/rng.hpp"
 #include "spkit/error.hpp"
 #include "spkit/gen.hpp"
 
@@ -54,6 +55,22 @@ void expect_symmetric_dominant(const Csr<double>& a) {
       }
     }
     ASSERT_GT(diag, off) << "row " << i << " not strictly diagonally dominant";
+  }
+}
+
+TEST(Generate, IndexPermutationIsABijection) {
+  for (std::uint64_t n : {1, 2, 3, 5, 17, 1000, 4097}) {
+    gen_detail::IndexPermutation p(n, 99);
+    std::vector<int> hit(n, 0);
+    std::uint64_t fixed_points = 0;
+    for (std::uint64_t i = 0; i < n; ++i) {
+      const std::uint64_t j = p(i);
+      ASSERT_LT(j, n);
+      ++hit[j];
+      fixed_points += j == i;
+    }
+    for (int h : hit) ASSERT_EQ(h, 1) << "n = " << n;
+    if (n >= 1000) EXPECT_LT(fixed_points, n / 50) << "should scramble";
   }
 }
 
@@ -174,14 +191,14 @@ TEST(Generate, PowerlawHeavyTailAndSkewedColumns) {
   check_csr(a);
   expect_no_zero_values(a);
   const double mean = static_cast<double>(a.nnz()) / static_cast<double>(a.rows);
-  EXPECT_NEAR(mean, 8.0, 1.2);
+  EXPECT_NEAR(mean, 8.0, 0.4);
   std::int64_t max_len = 0, empty = 0;
   for (std::int64_t i = 0; i < a.rows; ++i) {
     max_len = std::max(max_len, a.row_length(i));
     empty += a.row_length(i) == 0;
   }
   EXPECT_GT(max_len, 50 * 8) << "row lengths should be heavy-tailed";
-  EXPECT_GT(empty, 0);
+  EXPECT_NEAR(static_cast<double>(empty) / static_cast<double>(a.rows), 0.03, 0.002) << "3% dangling rows";
   // Columns skewed towards low indices (density ~ c^-1/2: the first 10% hold ~32%).
   std::int64_t low = 0;
   for (auto c : a.col_idx) low += c < a.cols / 10;
@@ -318,6 +335,10 @@ TEST(Generate, RejectsBadOptionsWithClearMessages) {
   EXPECT_NE(error_of(opts("lap3d", 2000)).find("2^31"), std::string::npos);
   EXPECT_NE(error_of(opts("road", 50000)).find("2^31"), std::string::npos);
   EXPECT_THROW(size_for_nnz("nope", 100), Error);
+  // Refused before anything large is allocated: 2e12 non-zeros.
+  o = opts("random", 2'000'000'000);
+  o.per_row = 1000;
+  EXPECT_THROW(generate(o), TooLarge);
 }
 
 TEST(Generate, SizeForNnzHitsTheTarget) {

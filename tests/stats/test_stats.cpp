@@ -4,12 +4,16 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
+#include <fstream>
 #include <map>
 #include <set>
+#include <sstream>
 
 #include "common/test_matrices.hpp"
 #include "spkit/error.hpp"
 #include "spkit/gen.hpp"
+#include "spkit/io/matrix_market.hpp"
 #include "spkit/stats.hpp"
 
 namespace spkit::test {
@@ -185,6 +189,46 @@ TEST(Stats, MatchesBruteForceOnTestMatrices) {
     expect_matches_brute_force(m.a, 32);
     expect_matches_brute_force(m.a, 7);
   }
+}
+
+// The real matrices of ../shared/matrices, as listed in MANIFEST.tsv (whatever it holds): sizes, stored
+// entries, field and symmetry as declared, and every figure against the brute force.
+TEST(Stats, RealMatricesFromManifest) {
+  namespace fs = std::filesystem;
+  // <source>/../shared/matrices in the main checkout; a worktree finds it in an ancestor's shared/.
+  fs::path dir = SPKIT_SHARED_MATRICES;
+  for (fs::path p = fs::path(SPKIT_SOURCE_DIR).parent_path(); !fs::exists(dir / "MANIFEST.tsv") && !p.empty() &&
+                                                              p != p.root_path();
+       p = p.parent_path())
+    if (fs::exists(p / "shared" / "matrices" / "MANIFEST.tsv")) dir = p / "shared" / "matrices";
+  std::ifstream manifest(dir / "MANIFEST.tsv");
+  ASSERT_TRUE(manifest) << "missing " << (dir / "MANIFEST.tsv").string();
+  std::string line;
+  std::getline(manifest, line);  // header
+  int checked = 0;
+  while (std::getline(manifest, line)) {
+    std::istringstream in(line);
+    std::string name, field, symmetry;
+    std::int64_t rows, cols, stored, nnz;
+    if (!(in >> name >> rows >> cols >> stored >> nnz >> field >> symmetry)) continue;
+    fs::path file = dir / (name + ".mtx.gz");
+    if (!fs::exists(file)) file = dir / (name + ".mtx");
+    if (!fs::exists(file) || fs::file_size(file) > 64u * 1024 * 1024) continue;
+    SCOPED_TRACE(name);
+    MmHeader header;
+    const Csr<double> a = load_matrix(file.string(), &header);
+    const MatrixStats s = compute_stats(a);
+    EXPECT_EQ(s.rows, rows);
+    EXPECT_EQ(s.cols, cols);
+    EXPECT_EQ(s.nnz, nnz);
+    EXPECT_EQ(header.stored_entries, stored);
+    EXPECT_EQ(std::string(to_string(header.field)), field);
+    EXPECT_EQ(std::string(to_string(header.symmetry)), symmetry);
+    EXPECT_NEAR(s.row_nnz_mean, static_cast<double>(nnz) / rows, 1e-12);
+    expect_matches_brute_force(a, 32);
+    ++checked;
+  }
+  EXPECT_GT(checked, 0) << "MANIFEST.tsv lists no matrix found in " << dir.string();
 }
 
 }  // namespace
