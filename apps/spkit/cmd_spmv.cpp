@@ -120,13 +120,15 @@ int run_spmv_command(const SpmvArgs& args) {
   }
 
   std::vector<double> y_written;
-  bool y_captured = false;
+  bool y_captured = false, y_is_double = false;
   if (!args.y_out.empty()) {
     // y of exactly one kernel: the --kernel argument must name one registered kernel.
     if (!registry().find(args.kernel))
       throw Error("--y-out needs --kernel to name one kernel exactly (got '" + args.kernel + "')");
-    opts.on_result_y = [&](const KernelInfo& k, Precision, int, const std::vector<double>& y) {
-      if (k.name == args.kernel && !y_captured) y_written = y, y_captured = true;
+    // With several precisions or thread counts: the double result, else the first valid one.
+    opts.on_result_y = [&](const KernelInfo& k, Precision p, int, const std::vector<double>& y) {
+      if (k.name != args.kernel) return;
+      if (!y_captured || (p == Precision::f64 && !y_is_double)) y_written = y, y_captured = true, y_is_double = p == Precision::f64;
     };
   }
   if (!args.quiet)
