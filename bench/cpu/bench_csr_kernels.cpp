@@ -9,6 +9,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <ctime>
 #include <memory>
 #include <string>
 #include <vector>
@@ -20,6 +21,13 @@
 
 using namespace spkit;
 using clk = std::chrono::steady_clock;
+
+// CPU time of the whole process (all threads), in ms: less sensitive to preemption than wall time.
+static double cpu_ms_now() {
+  timespec ts;
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
 
 static double read_bandwidth(int threads) {
   const std::size_t n = (1ull << 30) / sizeof(double);
@@ -57,14 +65,14 @@ int main(int argc, char** argv) {
               std::chrono::duration<double>(clk::now() - t0).count());
   const double csr_bytes = 8.0 * (a.rows + 1) + 12.0 * a.nnz() + 8.0 * (a.rows + a.cols);
   std::printf("read bandwidth (sum over 1 GiB, %d threads): %.1f GB/s\n", threads, read_bandwidth(threads));
-  std::printf("%-28s %9s %9s %9s %9s %9s  %s\n", "kernel", "plan_ms", "median", "min", "GB/s_csr", "GB/s_own",
+  std::printf("%-28s %9s %9s %9s %9s %9s %9s  %s\n", "kernel", "plan_ms", "median", "min", "cpu_med", "GB/s_csr", "GB/s_own",
               "detail");
   std::vector<double> x(static_cast<std::size_t>(a.cols));
   for (std::size_t i = 0; i < x.size(); ++i) x[i] = 1.0 / (1.0 + static_cast<double>(i % 97));
   std::vector<double> y(static_cast<std::size_t>(a.rows));
   // All plans first, then the runs interleaved (one run of each kernel per round), so that every kernel
   // sees the same background load on this shared machine.
-  struct Entry { const KernelInfo* k; std::unique_ptr<SpmvPlan<double>> plan; double plan_ms; std::vector<double> ms; };
+  struct Entry { const KernelInfo* k; std::unique_ptr<SpmvPlan<double>> plan; double plan_ms; std::vector<double> ms, cpu_ms; };
   std::vector<Entry> entries;
   for (const KernelInfo* k : registry().match(globs)) {
     PlanOptions po;
@@ -83,14 +91,18 @@ int main(int argc, char** argv) {
   }
   for (int r = 0; r < reps; ++r)
     for (auto& e : entries) {
+      const double c0 = cpu_ms_now();
       auto t1 = clk::now();
       e.plan->run(x.data(), y.data());
       e.ms.push_back(std::chrono::duration<double, std::milli>(clk::now() - t1).count());
+      e.cpu_ms.push_back(cpu_ms_now() - c0);
     }
   for (auto& e : entries) {
     std::sort(e.ms.begin(), e.ms.end());
+    std::sort(e.cpu_ms.begin(), e.cpu_ms.end());
     const double med = e.ms[e.ms.size() / 2];
-    std::printf("%-28s %9.1f %9.2f %9.2f %9.2f %9.2f  %s\n", e.k->name.c_str(), e.plan_ms, med, e.ms.front(),
+    std::printf("%-28s %9.1f %9.2f %9.2f %9.2f %9.2f %9.2f  %s\n", e.k->name.c_str(), e.plan_ms, med, e.ms.front(),
+                e.cpu_ms[e.cpu_ms.size() / 2],
                 csr_bytes / med / 1e6, static_cast<double>(e.plan->bytes_moved()) / med / 1e6, e.plan->detail().c_str());
   }
 }

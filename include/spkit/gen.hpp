@@ -13,7 +13,7 @@
 //   random    n x cols (0 = n), `per_row` distinct uniform columns per row
 //   powerlaw  n x n, Zipf row lengths (the row of rank r, ranks a seeded permutation of the rows, has
 //             about x_min * (n / (r + 1/2))^zipf_s entries, capped) of mean ~`per_row`; columns
-//             skewed towards low indices (density ~ c^-1/2); empty rows occur
+//             skewed towards low indices (density ~ c^-1/2); 3% of the rows are empty
 //   road      n^2 x n^2, planar grid with edges removed at random, ~2.8 per row incl. the diagonal
 //   circuit   n x n, diagonal plus ~`per_row`-1 mostly near-diagonal entries, a few dense rows and
 //             a few dense columns

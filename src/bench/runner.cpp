@@ -248,6 +248,8 @@ std::vector<SpmvResult> run_spmv(const Registry& reg, const Csr<double>& a, cons
     chosen.insert(k->name);
     if (k->backend == Backend::cuda && !is_cusparse(*k)) any_cuda_own = true;
   }
+  if (chosen.empty() && opts.device == DeviceSelect::gpu && !cuda_compiled())
+    throw Error("no GPU kernel to run: this spkit was built without CUDA");
   if (chosen.empty()) throw Error("no registered kernel matches '" + opts.kernels + "' (see `spkit kernels`)");
   if (opts.add_baselines) {
     std::set<std::string> extra;

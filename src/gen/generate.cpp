@@ -8,7 +8,9 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <iomanip>
 #include <memory>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -91,9 +93,15 @@ void rejection_sample(std::int64_t k, std::int32_t* out, Draw&& draw) {
 std::int64_t checked_dim(const std::string& family, std::int64_t n, int power, std::int64_t factor = 1) {
   long double v = static_cast<long double>(factor);
   for (int p = 0; p < power; ++p) v *= static_cast<long double>(n);
-  if (v > static_cast<long double>(kMaxIndex))
-    throw Error("gen " + family + ": n = " + std::to_string(n) + " gives " + std::to_string(static_cast<double>(v)) +
+  if (v > static_cast<long double>(kMaxIndex)) {
+    std::ostringstream rows;
+    if (v < 1e18L)
+      rows << static_cast<long long>(v);
+    else
+      rows << "about " << std::setprecision(3) << static_cast<double>(v);
+    throw Error("gen " + family + ": n = " + std::to_string(n) + " gives " + rows.str() +
                 " rows, more than 2^31-1 (the limit of 32-bit column indices); choose a smaller --n");
+  }
   std::int64_t r = factor;
   for (int p = 0; p < power; ++p) r *= n;
   return r;
@@ -250,27 +258,27 @@ class PowerlawGenerator : public RowGenerator {
   PowerlawGenerator(std::int64_t n, int mean, double s, std::uint64_t seed)
       : n_(n), s_(s), mean_(mean), seed_(seed), rank_(static_cast<std::uint64_t>(n), seed ^ kRankSalt) {
     // Zipf's rank-size law: the row of rank r (a seeded permutation of the rows) gets
-    // L = min(cap, floor(x_min * u^-s)) entries, u = (r + 1/2) / n. That is the Pareto law
-    // P(X >= t) = (x_min / t)^(1/s) sampled at stratified quantiles, so the total is close to its
-    // expectation even for small n, and the longest rows land anywhere in the matrix.
+    // L = min(cap, max(1, floor(x_min * u^-s))) entries, u = (r + 1/2) / n, except the last
+    // kEmptyFraction of the ranks, which stay empty (dangling nodes of a web graph). That is the
+    // Pareto law P(X >= t) = (x_min / t)^(1/s) sampled at stratified quantiles, so the total is close
+    // to its expectation even for small n, and the longest rows land anywhere in the matrix.
     // The cap keeps the longest row realistic (a few thousand times the mean for large n).
     double cap = std::max(4.0 * mean, 4.0 * mean * std::sqrt(static_cast<double>(n)));
     cap_ = std::min<std::int64_t>(n, static_cast<std::int64_t>(cap));
-    // E[L] = sum_{k=1..cap} min(1, (x_min/k)^(1/s)) grows with x_min: bisect for E[L] = mean.
+    // E[L] = sum_{k=1..cap} P(L >= k) = p + sum_{k=2..cap} min(p, (x_min/k)^(1/s)), p = 1 - kEmptyFraction,
+    // grows with x_min: bisect for E[L] = mean.
+    const double p = 1.0 - kEmptyFraction;
     auto expected = [&](double x_min) {
-      double sum = 0;
-      for (std::int64_t k = 1; k <= cap_; ++k) {
-        if (k <= x_min) {
-          sum += 1.0;
-          continue;
-        }
-        double term = std::pow(x_min / static_cast<double>(k), 1.0 / s_);
+      double sum = p;
+      for (std::int64_t k = 2; k <= cap_; ++k) {
+        const double term = std::min(p, std::pow(x_min / static_cast<double>(k), 1.0 / s_));
         sum += term;
         if (term < 1e-12) break;
       }
       return sum;
     };
-    double lo = 0, hi = static_cast<double>(mean);
+    double lo = 0, hi = 2.0 * mean + 2;
+    while (expected(hi) < mean && hi < static_cast<double>(cap_)) hi *= 2;
     for (int it = 0; it < 60; ++it) {
       double mid = 0.5 * (lo + hi);
       (expected(mid) < mean ? lo : hi) = mid;
@@ -299,10 +307,12 @@ class PowerlawGenerator : public RowGenerator {
  private:
   std::int64_t length_of(std::int64_t row) const {
     const double u = (static_cast<double>(rank_(static_cast<std::uint64_t>(row))) + 0.5) / static_cast<double>(n_);
+    if (u > 1.0 - kEmptyFraction) return 0;
     const double x = x_min_ * std::pow(u, -s_);
     if (!(x < static_cast<double>(cap_))) return cap_;
-    return static_cast<std::int64_t>(x);
+    return std::max<std::int64_t>(1, static_cast<std::int64_t>(x));
   }
+  static constexpr double kEmptyFraction = 0.03;
   std::int64_t n_, cap_ = 0;
   double s_, mean_, x_min_ = 0;
   std::uint64_t seed_;

@@ -103,6 +103,25 @@ FileBytes inflate_gzip(const std::string& path, const unsigned char* in, std::si
 
 }  // namespace
 
+void advise_huge_pages(void* data, std::size_t bytes) {
+#ifdef MADV_HUGEPAGE
+  const std::uintptr_t huge = std::uintptr_t(2) << 20;
+  const std::uintptr_t b = (reinterpret_cast<std::uintptr_t>(data) + huge - 1) & ~(huge - 1);
+  const std::uintptr_t e = (reinterpret_cast<std::uintptr_t>(data) + bytes) & ~(huge - 1);
+  if (e > b) ::madvise(reinterpret_cast<void*>(b), e - b, MADV_HUGEPAGE);  // a hint: failure is harmless
+#else
+  (void)data;
+  (void)bytes;
+#endif
+}
+
+void touch_pages_parallel(void* data, std::size_t bytes) {
+  auto* p = static_cast<volatile unsigned char*>(data);
+  const std::int64_t pages = static_cast<std::int64_t>(bytes / 4096);
+#pragma omp parallel for schedule(static) if (bytes >= (std::size_t(16) << 20))
+  for (std::int64_t k = 0; k < pages; ++k) p[static_cast<std::size_t>(k) * 4096] = 0;
+}
+
 bool has_gzip_magic(const void* data, std::size_t size) {
   const auto* b = static_cast<const unsigned char*>(data);
   return size >= 2 && b[0] == 0x1f && b[1] == 0x8b;
@@ -138,7 +157,7 @@ FileBytes read_file(const std::string& path, bool inflate, std::size_t max_bytes
   }
   if (S_ISREG(st.st_mode) && st.st_size > 0) {
     const std::size_t size = static_cast<std::size_t>(st.st_size);
-    void* map = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, f.fd, 0);
+    void* map = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, f.fd, 0);
     if (map == MAP_FAILED) throw Error("cannot map '" + path + "': " + errno_text());
     fb.owner = std::shared_ptr<const char>(static_cast<const char*>(map),
                                            [size](const char* p) { ::munmap(const_cast<char*>(p), size); });

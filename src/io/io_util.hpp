@@ -6,12 +6,15 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <type_traits>
+#include <vector>
 
 #include "spkit/formats/csr.hpp"
 
 namespace spkit::io_detail {
 
-// A file's bytes in memory: a plain file is mapped read-only (pages populated up front); gzip data
+// A file's bytes in memory: a plain file is mapped read-only (pages fault in as the parsing threads
+// read them, so in parallel); gzip data
 // (detected by its magic bytes) is inflated into a heap buffer.
 struct FileBytes {
   std::shared_ptr<const char> owner;  // heap buffer or read-only mapping
@@ -45,6 +48,26 @@ class AtomicFile {
   int fd_ = -1;
   bool direct_ = false;
 };
+
+// Resizes a fresh vector to n elements, first asking the kernel for transparent huge pages on its
+// storage (reserve, madvise(MADV_HUGEPAGE), then resize). Large buffers are otherwise filled one 4 KiB
+// page fault at a time, which on a VM costs more than parsing the data (measured: docs/perf/io.md).
+// The first write to each page of fresh memory is also done by all threads (the kernel zeroes pages
+// at first touch, and resize() alone would do that on one thread).
+void advise_huge_pages(void* data, std::size_t bytes);
+void touch_pages_parallel(void* data, std::size_t bytes);
+template <class T>
+void resize_huge(std::vector<T>& v, std::size_t n) {
+  static_assert(std::is_trivially_copyable<T>::value, "raw storage is touched before the elements exist");
+  if (n * sizeof(T) >= (std::size_t(4) << 20) && v.capacity() < n) {
+    v.clear();
+    v.shrink_to_fit();
+    v.reserve(n);
+    advise_huge_pages(v.data(), n * sizeof(T));
+    touch_pages_parallel(v.data(), n * sizeof(T));
+  }
+  v.resize(n);
+}
 
 // 64-bit checksum of a byte range; parallel over 1 MiB blocks (block hashes combined in order), so
 // the result does not depend on the thread count. Several GB/s per core.

@@ -263,6 +263,34 @@ TEST(Runner, GivenXAndResultY) {
   EXPECT_THROW(run_spmv(reg, a, o), Error);
 }
 
+// CUDA rows through host stand-ins (the runner only sees the plan interface): with no GPU they are
+// skipped with a reason; with one, an L2-resident matrix gives a warm and an L2-flushed row each,
+// and speedups are over the fastest cuSPARSE row of the same L2 state.
+TEST(Runner, CudaRowsSkippedWithoutGpuOrSplitByL2State) {
+  Registry reg;
+  add_kernel<GoodSerial>(reg, "cuda.csr.standin", Format::csr, Backend::cuda, false, "test");
+  add_kernel<GoodSerial>(reg, "cuda.cusparse.standin", Format::csr, Backend::cuda, false, "test", true);
+  const Csr<double> a = small_matrix();  // a few KB: fits in any GPU's L2
+  SpmvRunOptions o = quick_options();
+  o.precisions = {Precision::f64};
+  o.kernels = "cuda.csr.*";
+  const auto rows = run_spmv(reg, a, o);
+  if (gpu_count() == 0) {
+    ASSERT_EQ(rows.size(), 1u);  // no cuSPARSE baseline is added when nothing can run
+    EXPECT_EQ(rows[0].status, "skipped");
+    EXPECT_FALSE(rows[0].note.empty());
+    return;
+  }
+  ASSERT_EQ(rows.size(), 4u);  // standin and the added cuSPARSE baseline, warm and flushed each
+  for (const auto& r : rows) {
+    EXPECT_EQ(r.status, "ok") << r.kernel << ": " << r.note;
+    EXPECT_EQ(r.speedup_over, "cuda.cusparse.standin");
+    EXPECT_EQ(r.efficiency, 0);
+    EXPECT_NE(r.note.find(r.l2_flushed ? "L2-flushed" : "warm"), std::string::npos) << r.note;
+  }
+  EXPECT_NE(rows[0].l2_flushed, rows[1].l2_flushed);
+}
+
 TEST(Runner, RandomXIsSeededAndInRange) {
   const auto a = random_x(1000, 42), b = random_x(1000, 42), c = random_x(1000, 43);
   EXPECT_EQ(a, b);

@@ -132,9 +132,12 @@ __global__ void csr_vector_texture_kernel(std::int64_t rows, const std::int64_t*
 }
 
 // Ours: LANES lanes per row (LANES in 2..32), 1-D blocks; out-of-range groups still take part in
-// the shuffles (no early return), so the full-warp mask is always right.
+// the shuffles (no early return), so the full-warp mask is always right. Rows longer than
+// long_row (more than 16 iterations per lane) are skipped here and done by csr_long_rows_kernel,
+// so one long row cannot hold a whole warp of short ones.
 template <int LANES, class T>
-__global__ void __launch_bounds__(256) csr_subwarp_kernel(std::int64_t rows, const std::int64_t* __restrict__ row_ptr,
+__global__ void __launch_bounds__(256) csr_subwarp_kernel(std::int64_t rows, std::int64_t long_row,
+                                                          const std::int64_t* __restrict__ row_ptr,
                                                           const std::int32_t* __restrict__ col_idx,
                                                           const T* __restrict__ values, const T* __restrict__ x,
                                                           T* __restrict__ y) {
@@ -142,12 +145,38 @@ __global__ void __launch_bounds__(256) csr_subwarp_kernel(std::int64_t rows, con
   const std::int64_t row = thread / LANES;
   const int lane = static_cast<int>(thread % LANES);
   T sum = 0;
+  bool mine = false;
   if (row < rows) {
-    const std::int64_t end = row_ptr[row + 1];
-    for (std::int64_t j = row_ptr[row] + lane; j < end; j += LANES) sum += values[j] * __ldg(x + col_idx[j]);
+    const std::int64_t begin = row_ptr[row], end = row_ptr[row + 1];
+    mine = end - begin <= long_row;
+    if (mine)
+      for (std::int64_t j = begin + lane; j < end; j += LANES) sum += values[j] * __ldg(x + col_idx[j]);
   }
   sum = group_sum<LANES>(sum);
-  if (row < rows && lane == 0) y[row] = sum;
+  if (mine && lane == 0) y[row] = sum;
+}
+
+// The long rows of the sub-warp kernel: one block of 256 threads per listed row, block reduction.
+template <class T>
+__global__ void __launch_bounds__(256) csr_long_rows_kernel(const std::int64_t* __restrict__ long_rows,
+                                                            const std::int64_t* __restrict__ row_ptr,
+                                                            const std::int32_t* __restrict__ col_idx,
+                                                            const T* __restrict__ values, const T* __restrict__ x,
+                                                            T* __restrict__ y) {
+  __shared__ T warp_sums[32];
+  const std::int64_t row = long_rows[blockIdx.x];
+  const std::int64_t end = row_ptr[row + 1];
+  T sum = 0;
+  for (std::int64_t j = row_ptr[row] + threadIdx.x; j < end; j += blockDim.x) sum += values[j] * __ldg(x + col_idx[j]);
+  sum = group_sum<kWarp>(sum);
+  const int warp = threadIdx.x / kWarp, lane = threadIdx.x % kWarp;
+  if (lane == 0) warp_sums[warp] = sum;
+  __syncthreads();
+  if (warp == 0) {
+    sum = lane < static_cast<int>(blockDim.x / kWarp) ? warp_sums[lane] : T(0);
+    sum = group_sum<kWarp>(sum);
+    if (lane == 0) y[row] = sum;
+  }
 }
 
 // Seed 002 CSR-adaptive. Block b covers rows [row_blocks[b], row_blocks[b+1]). A block of rows whose
@@ -333,33 +362,52 @@ class CsrSubwarpPlan : public CudaSpmvPlan<T> {
  public:
   CsrSubwarpPlan(const Csr<T>& a, const PlanOptions& o) : CudaSpmvPlan<T>(a, o), m_(a) {
     lanes_ = subwarp_lanes(row_stats(a).mean);
+    long_row_ = 16 * static_cast<std::int64_t>(lanes_);
+    std::vector<std::int64_t> long_rows;
+    for (std::int64_t i = 0; i < a.rows; ++i)
+      if (a.row_length(i) > long_row_) long_rows.push_back(i);
+    n_long_ = static_cast<std::int64_t>(long_rows.size());
+    if (n_long_ > 0) long_rows_ = DeviceBuffer<std::int64_t>(long_rows, "sub-warp CSR long rows");
     const int threads = default_block_threads(this->props());
     launch_.block = dim3(threads);
     launch_.grid = dim3(static_cast<unsigned>(blocks_for(this->rows_, threads / lanes_, this->props())));
+    long_launch_.block = dim3(threads);
+    long_launch_.grid = dim3(static_cast<unsigned>(blocks_for(n_long_, 1, this->props())));
     SPKIT_CUDA_CHECK(cudaDeviceSynchronize());
   }
   void run(const T* x, T* y) override {
-    if (this->rows_ == 0) return;
-    if (this->nnz_ == 0) return this->zero_output(y);
+    if (this->handle_trivial(y)) return;
     const auto rp = m_.row_ptr.get();
     const auto ci = m_.col_idx.get();
     const auto v = m_.values.get();
+    const std::int64_t rows = this->rows_, lr = long_row_;
     switch (lanes_) {
-      case 2: csr_subwarp_kernel<2, T><<<launch_.grid, launch_.block>>>(this->rows_, rp, ci, v, x, y); break;
-      case 4: csr_subwarp_kernel<4, T><<<launch_.grid, launch_.block>>>(this->rows_, rp, ci, v, x, y); break;
-      case 8: csr_subwarp_kernel<8, T><<<launch_.grid, launch_.block>>>(this->rows_, rp, ci, v, x, y); break;
-      case 16: csr_subwarp_kernel<16, T><<<launch_.grid, launch_.block>>>(this->rows_, rp, ci, v, x, y); break;
-      default: csr_subwarp_kernel<32, T><<<launch_.grid, launch_.block>>>(this->rows_, rp, ci, v, x, y); break;
+      case 2: csr_subwarp_kernel<2, T><<<launch_.grid, launch_.block>>>(rows, lr, rp, ci, v, x, y); break;
+      case 4: csr_subwarp_kernel<4, T><<<launch_.grid, launch_.block>>>(rows, lr, rp, ci, v, x, y); break;
+      case 8: csr_subwarp_kernel<8, T><<<launch_.grid, launch_.block>>>(rows, lr, rp, ci, v, x, y); break;
+      case 16: csr_subwarp_kernel<16, T><<<launch_.grid, launch_.block>>>(rows, lr, rp, ci, v, x, y); break;
+      default: csr_subwarp_kernel<32, T><<<launch_.grid, launch_.block>>>(rows, lr, rp, ci, v, x, y); break;
     }
     SPKIT_LAUNCH_CHECK("csr_subwarp_kernel");
+    if (n_long_ > 0) {
+      csr_long_rows_kernel<T><<<long_launch_.grid, long_launch_.block>>>(long_rows_.get(), rp, ci, v, x, y);
+      SPKIT_LAUNCH_CHECK("csr_long_rows_kernel");
+    }
   }
-  std::uint64_t bytes_moved() const override { return this->csr_bytes(); }
-  std::string detail() const override { return std::to_string(lanes_) + " lanes per row"; }
+  std::uint64_t bytes_moved() const override {
+    return this->csr_bytes() + static_cast<std::uint64_t>(n_long_) * sizeof(std::int64_t);
+  }
+  std::string detail() const override {
+    return std::to_string(lanes_) + " lanes per row, " + std::to_string(n_long_) + " rows > " +
+           std::to_string(long_row_) + " nz by a block each";
+  }
 
  private:
   DeviceCsr<T> m_;
   int lanes_ = 32;
-  Launch launch_;
+  std::int64_t long_row_ = 0, n_long_ = 0;
+  DeviceBuffer<std::int64_t> long_rows_;
+  Launch launch_, long_launch_;
 };
 
 // Seed 002's row-block builder: a block closes when the next row would overflow nz_per_block, when
@@ -438,7 +486,7 @@ void register_cuda_csr_kernels(Registry& reg) {
   add_kernel<CsrVectorTexturePlan>(reg, "cuda.csr.vector_texture", Format::csr, Backend::cuda, false,
                                    "CSR, warp per row, x through a texture object (seed 000 kernel 5)");
   add_kernel<CsrSubwarpPlan>(reg, "cuda.csr.subwarp", Format::csr, Backend::cuda, false,
-                             "CSR, 2-32 lanes per row chosen from the mean row length (ours)");
+                             "CSR, 2-32 lanes per row from the mean row length; rows > 16x lanes by a block each (ours)");
   add_kernel<CsrAdaptivePlan>(reg, "cuda.csr.adaptive", Format::csr, Backend::cuda, false,
                               "CSR-adaptive: CSR-stream row blocks + CSR-vector long rows (seed 002)");
 }

@@ -61,6 +61,13 @@ void* device_malloc(std::size_t bytes, const char* what) {
   return p;
 }
 
+void check_device_fits(std::uint64_t bytes, const std::string& what) {
+  std::size_t free_b = 0, total_b = 0;
+  SPKIT_CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
+  if (bytes > free_b / 20 * 19)
+    throw TooLarge(what + " does not fit in device memory (" + std::to_string(free_b) + " bytes free)", bytes);
+}
+
 void device_free(void* p) noexcept {
   if (p) cudaFree(p);  // a failure here (sticky error after a fault) cannot be reported from a destructor
 }

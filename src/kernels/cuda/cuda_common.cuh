@@ -3,6 +3,7 @@
 // buffers, device properties read once, launch-configuration helpers and the CudaSpmvPlan base that
 // implements SpmvPlan::time() with CUDA events.
 #include <cuda_runtime.h>
+#include <cusparse.h>
 
 #include <algorithm>
 #include <cstdint>
@@ -28,6 +29,9 @@ inline void check_cuda(cudaError_t err, const char* call) {
 }
 #define SPKIT_CUDA_CHECK(expr) ::spkit::cuda::check_cuda((expr), #expr)
 #define SPKIT_LAUNCH_CHECK(kernel_name) ::spkit::cuda::check_cuda(cudaGetLastError(), "launch of " kernel_name)
+// cuSPARSE calls: a status other than success becomes DeviceError naming the call and the status.
+void check_cusparse(cusparseStatus_t status, const char* call);  // defined in cusparse.cu
+#define SPKIT_CUSPARSE_CHECK(expr) ::spkit::cuda::check_cusparse((expr), #expr)
 
 // ---------------------------------------------------------------------------------------------
 // Device properties, read once per device and cached (cudaGetDeviceProperties is slow).
@@ -50,6 +54,9 @@ void set_device(int device);                  // cudaSetDevice, checked
 // for (out of memory) or DeviceError (anything else).
 void* device_malloc(std::size_t bytes, const char* what);
 void device_free(void* p) noexcept;
+// Throws TooLarge before a costly host conversion when its device arrays cannot fit in the
+// device's free memory (leaving 5% headroom).
+void check_device_fits(std::uint64_t bytes, const std::string& what);
 
 template <class T>
 class DeviceBuffer {

@@ -13,13 +13,13 @@
 #include "spkit/kernel.hpp"
 
 namespace spkit::cuda {
-namespace {
 
-inline void check_cusparse(cusparseStatus_t st, const char* call) {
-  if (st != CUSPARSE_STATUS_SUCCESS)
-    throw DeviceError(call, std::string(cusparseGetErrorName(st)) + ": " + cusparseGetErrorString(st));
+void check_cusparse(cusparseStatus_t status, const char* call) {
+  if (status != CUSPARSE_STATUS_SUCCESS)
+    throw DeviceError(call, std::string(cusparseGetErrorName(status)) + ": " + cusparseGetErrorString(status));
 }
-#define SPKIT_CUSPARSE_CHECK(expr) ::spkit::cuda::check_cusparse((expr), #expr)
+
+namespace {
 
 template <class T>
 constexpr cudaDataType data_type() { return sizeof(T) == 4 ? CUDA_R_32F : CUDA_R_64F; }

@@ -30,6 +30,7 @@ class EllColMajorPlan : public CudaSpmvPlan<T> {
   EllColMajorPlan(const Csr<T>& a, const PlanOptions& o) : CudaSpmvPlan<T>(a, o) {
     FormatLimits limits;
     limits.memory_budget_bytes = o.memory_budget_bytes;
+    check_device_fits(ell_bytes(a), "ELLPACK of this matrix");  // before a host conversion that may be huge
     const Ell<T> ell = csr_to_ell(a, Layout::col_major, limits);
     width_ = ell.width;
     col_idx_ = DeviceBuffer<std::int32_t>(ell.col_idx, "ELL col_idx");

@@ -3,11 +3,14 @@
 // counts, HLL hack sizes through PlanOptions, and honest byte counts / details.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <limits>
+#include <random>
 #include <string>
 
 #include "common/test_matrices.hpp"
 #include "kernels/cpu/cpu_common.hpp"
+#include "spkit/gen.hpp"
 #include "spkit/kernel.hpp"
 #include "spkit/validate.hpp"
 
@@ -66,11 +69,14 @@ TEST(CpuSpkitKernel, ColumnEncodingFollowsTheMatrix) {
   PlanOptions po;
   po.threads = 3;
   std::string detail;
-  // Banded: every |col - row| small, 16-bit relative columns.
-  std::vector<std::vector<std::int32_t>> band(300);
-  for (int i = 0; i < 300; ++i)
-    for (int j = std::max(0, i - 3); j <= std::min(299, i + 3); ++j) band[i].push_back(j);
-  expect_valid<double>("cpu.csr.omp.spkit", random_csr(300, 300, 3, band), po, &detail);
+  // Columns scattered within +-1000 of the row: too many diagonals for the diagonal path, but every
+  // |col - row| fits 16 bits.
+  std::vector<std::vector<std::int32_t>> near(3000);
+  std::mt19937_64 rng(11);
+  for (int i = 0; i < 3000; ++i)
+    for (int k = 0; k < 6; ++k)
+      near[i].push_back(static_cast<std::int32_t>(std::clamp<std::int64_t>(i + static_cast<std::int64_t>(rng() % 2001) - 1000, 0, 2999)));
+  expect_valid<double>("cpu.csr.omp.spkit", random_csr(3000, 3000, 3, near), po, &detail);
   EXPECT_NE(detail.find("16-bit relative"), std::string::npos) << detail;
   // Columns 40000 away from the row: 32-bit columns.
   std::vector<std::vector<std::int32_t>> far(40);
@@ -83,6 +89,51 @@ TEST(CpuSpkitKernel, ColumnEncodingFollowsTheMatrix) {
   edge[0] = {32767};
   expect_valid<float>("cpu.csr.omp.spkit", random_csr(32769, 32769, 5, edge), po, &detail);
   EXPECT_NE(detail.find("16-bit relative"), std::string::npos) << detail;
+}
+
+TEST(CpuSpkitKernel, DiagonalPathOnStencilsBandsAndClippedDiagonals) {
+  auto on_diagonal_path = [](const Csr<double>& a, const char* what) {
+    for (int th : {1, 2, 3}) {
+      PlanOptions po;
+      po.threads = th;
+      std::string detail;
+      expect_valid<double>("cpu.csr.omp.spkit", a, po, &detail);
+      expect_valid<float>("cpu.csr.omp.spkit", a, po);
+      EXPECT_NE(detail.find("diagonal path"), std::string::npos) << what << ": " << detail;
+    }
+  };
+  GenOptions g;
+  g.family = "lap3d";
+  g.n = 21;  // 9261 rows: interior tiles and clipped boundary tiles, last tile partial
+  g.points = 27;
+  on_diagonal_path(generate(g), "lap3d 27-point");
+  g.family = "lap2d";
+  g.n = 77;
+  on_diagonal_path(generate(g), "lap2d");
+  // Band of half width 3 on 5003 rows: diagonals -3..3 clipped at both corners.
+  std::vector<std::vector<std::int32_t>> band(5003);
+  for (int i = 0; i < 5003; ++i)
+    for (int j = std::max(0, i - 3); j <= std::min(5002, i + 3); ++j) band[i].push_back(j);
+  on_diagonal_path(random_csr(5003, 5003, 8, band), "band");
+  // Wide 3000 x 6000 with diagonals 0..5 and 2995..3005: the far ones leave the matrix on the right.
+  std::vector<std::vector<std::int32_t>> wide(3000);
+  for (int i = 0; i < 3000; ++i) {
+    for (int d = 0; d <= 5; ++d) wide[i].push_back(i + d);
+    for (int d = 2995; d <= 3005; ++d)
+      if (i + d < 6000) wide[i].push_back(i + d);
+  }
+  on_diagonal_path(random_csr(3000, 6000, 9, wide), "wide");
+  // Tall 6000 x 3000 with diagonals -3000..-2990 and 0..5: rows past 3000 only have the first ones.
+  std::vector<std::vector<std::int32_t>> tall(6000);
+  for (int i = 0; i < 6000; ++i) {
+    for (int d = -3000; d <= -2990; ++d)
+      if (i + d >= 0 && i + d < 3000) tall[i].push_back(i + d);
+    for (int d = 0; d <= 5; ++d)
+      if (i + d < 3000) tall[i].push_back(i + d);
+  }
+  PlanOptions po;
+  po.threads = 2;
+  expect_valid<double>("cpu.csr.omp.spkit", random_csr(6000, 3000, 10, tall), po);
 }
 
 TEST(CpuHllKernels, HackSizesFromPlanOptions) {

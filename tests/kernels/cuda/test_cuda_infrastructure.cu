@@ -60,6 +60,17 @@ TEST(CudaErrors, CheckNamesTheCallAndTheError) {
   EXPECT_NO_THROW(cuda::check_cuda(cudaSuccess, "anything"));
 }
 
+TEST(CudaErrors, CusparseCheckNamesTheCallAndTheStatus) {
+  try {
+    cuda::check_cusparse(CUSPARSE_STATUS_INVALID_VALUE, "cusparseSpMV(handle, ...)");
+    FAIL() << "no exception";
+  } catch (const DeviceError& e) {
+    EXPECT_EQ(e.call(), "cusparseSpMV(handle, ...)");
+    EXPECT_NE(std::string(e.what()).find("CUSPARSE_STATUS_INVALID_VALUE"), std::string::npos) << e.what();
+  }
+  EXPECT_NO_THROW(cuda::check_cusparse(CUSPARSE_STATUS_SUCCESS, "anything"));
+}
+
 TEST(CudaErrors, SubwarpLanesFollowMeanRowLength) {
   EXPECT_EQ(cuda::subwarp_lanes(0.0), 2);
   EXPECT_EQ(cuda::subwarp_lanes(5.6), 2);
