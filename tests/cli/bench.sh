@@ -90,6 +90,14 @@ fi
 "$SPKIT" report "$T/a/results.json" --out "$T/regen" 2>/dev/null || fail "spkit report failed"
 [ -s "$T/regen/report.html" ] || fail "spkit report wrote no report.html"
 
+# Without matplotlib: tables still written, a warning, exit 0.
+mkdir -p "$T/nompl/matplotlib"
+echo 'raise ImportError("matplotlib hidden by the test")' >"$T/nompl/matplotlib/__init__.py"
+PYTHONPATH="$T/nompl" "$PY" "$SRC/scripts/report.py" "$T/a/results.json" --out "$T/nompl_out" 2>"$T/nompl.err" \
+  || fail "report.py failed without matplotlib"
+grep -q "plots were skipped" "$T/nompl.err" || fail "no warning about skipped plots"
+grep -q "| lap2d |" "$T/nompl_out/report.md" || fail "no tables without matplotlib"
+
 echo "== --resume skips finished cells"
 rows_before=$("$PY" -c "import json,sys; print(len(json.load(open(sys.argv[1]))['results']))" "$T/a/results.json")
 "$SPKIT" bench "${RUN[@]}" --out "$T/a" --resume --no-report >/dev/null 2>"$T/resume.err" || fail "resume run failed"
