@@ -412,8 +412,11 @@ void run_bench(const BenchCli& cli) {
       o.on_cell = [&](const KernelInfo& info, Precision p, int t, std::size_t, std::size_t) {
         if (g_interrupted) throw Interrupted{};
         ++cell_in_matrix;
-        progress.show(fmt::format("{} | {} {}{} (cell {}/{})", label, info.name, to_string(p),
-                                  info.parallel ? fmt::format(" t={}", t) : "", cell_in_matrix, pending_cells[i]),
+        // Baselines the runner adds for speedups can take the count past the selected cells.
+        std::string count = cell_in_matrix <= pending_cells[i] ? fmt::format("{}/{}", cell_in_matrix, pending_cells[i])
+                                                               : std::to_string(cell_in_matrix);
+        progress.show(fmt::format("{} | {} {}{} (cell {})", label, info.name, to_string(p),
+                                  info.parallel ? fmt::format(" t={}", t) : "", count),
                       info.name != last_kernel);
         last_kernel = info.name;
       };
