@@ -1,13 +1,200 @@
-// spkit spmv: placeholder until it lands.
+// spkit spmv FILE [--kernel NAME|GLOB|all] [--device cpu|gpu|all] [--precision float|double|both]
+//                 [--threads N[,N...]] [--reps R] [--warmup W] [--x XFILE] [--y-out YFILE] [--seed S] [--json]
+// One row per kernel x precision x threads: timing, rates, speedup, validation. Exit code 2 when any
+// kernel FAILED validation (1 for errors, as everywhere).
+#include <cstdio>
+#include <cstdlib>
+#include <iostream>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
 #include "commands.hpp"
+#include "spkit/bench/runner.hpp"
 #include "spkit/error.hpp"
+#include "spkit/io/matrix_market.hpp"
+#include "spkit/io/vector.hpp"
 
 namespace spkit::cli {
 
+namespace {
+
+struct SpmvArgs {
+  std::string file;
+  std::string kernel = "all";
+  std::string device = "all";
+  std::string precision = "double";
+  std::string threads;
+  int reps = 30;
+  int warmup = 3;
+  std::string x_file;
+  std::string y_out;
+  std::uint64_t seed = 1;
+  bool json = false;
+  bool quiet = false;
+};
+
+std::vector<int> parse_threads(const std::string& s) {
+  std::vector<int> out;
+  std::stringstream in(s);
+  std::string part;
+  while (std::getline(in, part, ',')) {
+    if (part.empty()) continue;
+    char* end = nullptr;
+    const long v = std::strtol(part.c_str(), &end, 10);
+    if (*end != '\0' || v < 1 || v > 4096) throw Error("--threads: '" + part + "' is not a thread count");
+    out.push_back(static_cast<int>(v));
+  }
+  return out;
+}
+
+nlohmann::json to_json(const SpmvResult& r) {
+  return {{"kernel", r.kernel},
+          {"format", r.format},
+          {"backend", r.backend},
+          {"precision", r.precision},
+          {"threads", r.threads},
+          {"conversion_ms", r.conversion_ms},
+          {"median_ms", r.median_ms},
+          {"mean_ms", r.mean_ms},
+          {"min_ms", r.min_ms},
+          {"gflops", r.gflops},
+          {"gbytes_per_s", r.gbytes_per_s},
+          {"own_gbytes_per_s", r.own_gbytes_per_s},
+          {"speedup", r.speedup},
+          {"speedup_over", r.speedup_over},
+          {"efficiency", r.efficiency},
+          {"rel_l2_error", r.rel_l2_error},
+          {"max_abs_error", r.max_abs_error},
+          {"valid", r.valid},
+          {"status", r.status},
+          {"note", r.note},
+          {"comparison", r.comparison},
+          {"bytes_moved", r.bytes_moved},
+          {"l2_flushed", r.l2_flushed},
+          {"conversion_spmvs", r.median_ms > 0 ? r.conversion_ms / r.median_ms : 0.0}};
+}
+
+void print_table(const std::vector<SpmvResult>& rows) {
+  std::printf("%-30s %-8s %-4s %-6s %3s %10s %10s %10s %8s %8s %7s %6s %9s %9s %-7s %s\n", "kernel", "format",
+              "bknd", "prec", "thr", "conv_ms", "median_ms", "mean_ms", "GFLOPS", "eff_GB/s", "speedup", "eff",
+              "rel_L2", "max_abs", "status", "note");
+  for (const auto& r : rows) {
+    if (r.status == "skipped") {
+      std::printf("%-30s %-8s %-4s %-6s %3d %10s %10s %10s %8s %8s %7s %6s %9s %9s %-7s %s\n", r.kernel.c_str(),
+                  r.format.c_str(), r.backend.c_str(), r.precision.c_str(), r.threads, "-", "-", "-", "-", "-", "-",
+                  "-", "-", "-", "skipped", r.note.c_str());
+      continue;
+    }
+    char speedup[16] = "-", eff[16] = "-";
+    if (r.speedup > 0) std::snprintf(speedup, sizeof speedup, "%.2f", r.speedup);
+    if (r.efficiency > 0) std::snprintf(eff, sizeof eff, "%.2f", r.efficiency);
+    std::printf("%-30s %-8s %-4s %-6s %3d %10.4g %10.4g %10.4g %8.2f %8.2f %7s %6s %9.2e %9.2e %-7s %s\n",
+                r.kernel.c_str(), r.format.c_str(), r.backend.c_str(), r.precision.c_str(), r.threads,
+                r.conversion_ms, r.median_ms, r.mean_ms, r.gflops, r.gbytes_per_s, speedup, eff, r.rel_l2_error,
+                r.max_abs_error, r.status == "ok" ? "ok" : r.status.c_str(), r.note.c_str());
+  }
+}
+
+int run_spmv_command(const SpmvArgs& args) {
+  MmHeader header;
+  const Csr<double> a = load_matrix(args.file, &header);
+
+  SpmvRunOptions opts;
+  opts.kernels = args.kernel;
+  opts.device = args.device == "cpu" ? DeviceSelect::cpu : args.device == "gpu" ? DeviceSelect::gpu : DeviceSelect::all;
+  if (args.precision == "float") opts.precisions = {Precision::f32};
+  else if (args.precision == "both") opts.precisions = {Precision::f32, Precision::f64};
+  else opts.precisions = {Precision::f64};
+  opts.threads = parse_threads(args.threads);
+  opts.timing.reps = args.reps;
+  opts.timing.warmup = args.warmup;
+  opts.seed = args.seed;
+  std::vector<double> x;
+  if (!args.x_file.empty()) {
+    x = read_vector(args.x_file);
+    opts.x = &x;
+  }
+
+  std::vector<double> y_written;
+  bool y_captured = false, y_is_double = false;
+  if (!args.y_out.empty()) {
+    // y of exactly one kernel: the --kernel argument must name one registered kernel.
+    if (!registry().find(args.kernel))
+      throw Error("--y-out needs --kernel to name one kernel exactly (got '" + args.kernel + "')");
+    // With several precisions or thread counts: the double result, else the first valid one.
+    opts.on_result_y = [&](const KernelInfo& k, Precision p, int, const std::vector<double>& y) {
+      if (k.name != args.kernel) return;
+      if (!y_captured || (p == Precision::f64 && !y_is_double)) y_written = y, y_captured = true, y_is_double = p == Precision::f64;
+    };
+  }
+  if (!args.quiet)
+    opts.on_cell = [&](const KernelInfo& k, Precision p, int threads, std::size_t index, std::size_t total) {
+      std::fprintf(stderr, "[%zu/%zu] %s %s threads=%d\n", index + 1, total, k.name.c_str(),
+                   std::string(to_string(p)).c_str(), threads);
+    };
+
+  const std::string x_source = args.x_file.empty() ? "random in [-1,1), seed " + std::to_string(args.seed)
+                                                   : "from " + args.x_file;
+  if (!args.json)
+    std::printf("matrix %s: %lld x %lld, %lld non-zeros; x %s; %d warm-up + %d timed runs\n", args.file.c_str(),
+                static_cast<long long>(a.rows), static_cast<long long>(a.cols), static_cast<long long>(a.nnz()),
+                x_source.c_str(), args.warmup, args.reps);
+  else
+    std::fprintf(stderr, "x %s\n", x_source.c_str());
+
+  const std::vector<SpmvResult> rows = run_spmv(a, opts);
+
+  if (args.json) {
+    nlohmann::json out = nlohmann::json::array();
+    for (const auto& r : rows) out.push_back(to_json(r));
+    std::cout << out.dump(2) << "\n";
+  } else {
+    print_table(rows);
+  }
+
+  if (!args.y_out.empty()) {
+    if (!y_captured) throw Error("--y-out: kernel " + args.kernel + " produced no valid y (see its row)");
+    write_vector(args.y_out, y_written);
+  }
+  bool failed = false;
+  for (const auto& r : rows) failed = failed || r.status == "FAILED";
+  if (failed) std::fprintf(stderr, "spkit spmv: at least one kernel FAILED validation\n");
+  return failed ? 2 : 0;
+}
+
+}  // namespace
+
 void add_spmv_command(CLI::App& app) {
   auto* cmd = app.add_subcommand("spmv", "Run, time and validate SpMV kernels on one matrix");
-  cmd->allow_extras();
-  cmd->callback([] { throw Error("spkit spmv is not implemented yet"); });
+  auto args = std::make_shared<SpmvArgs>();
+  cmd->add_option("file", args->file, "matrix (.mtx, .mtx.gz, .spkb)")->required();
+  cmd->add_option("--kernel", args->kernel, "kernel name, comma-separated globs, or all")->capture_default_str();
+  cmd->add_option("--device", args->device, "cpu, gpu or all")
+      ->check(CLI::IsMember({"cpu", "gpu", "all"}))
+      ->capture_default_str();
+  cmd->add_option("--precision", args->precision, "float, double or both")
+      ->check(CLI::IsMember({"float", "double", "both"}))
+      ->capture_default_str();
+  cmd->add_option("--threads", args->threads, "thread counts for parallel kernels, e.g. 1,2,4 (default: all)");
+  cmd->add_option("--reps", args->reps, "timed runs")->check(CLI::PositiveNumber)->capture_default_str();
+  cmd->add_option("--warmup", args->warmup, "untimed runs first")->check(CLI::NonNegativeNumber)->capture_default_str();
+  cmd->add_option("--x", args->x_file, "x as a Matrix Market array file (default: random)");
+  cmd->add_option("--y-out", args->y_out, "write y of the (single) --kernel as a Matrix Market array");
+  cmd->add_option("--seed", args->seed, "seed of the random x")->capture_default_str();
+  cmd->add_flag("--json", args->json, "JSON array of rows instead of a table");
+  cmd->add_flag("--quiet", args->quiet, "no progress lines on stderr");
+  cmd->callback([args] {
+    const int code = run_spmv_command(*args);
+    if (code != 0) {  // FAILED validation: a distinct exit code (main's catch would make it 1)
+      std::cout.flush();
+      std::fflush(stdout);
+      std::exit(code);
+    }
+  });
 }
 
 }  // namespace spkit::cli

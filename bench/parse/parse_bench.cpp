@@ -2,6 +2,7 @@
 //   parse_bench gen OUT.mtx ROWS PER_ROW SEED [shuffle]   write a random real general matrix
 //   parse_bench time FILE.mtx THREADS REPS                 time .mtx -> COO, COO -> CSR, .mtx -> CSR,
 //                                                          and (via FILE.spkb) .spkb -> CSR
+//                                                          and CSR -> .mtx (write_matrix_market)
 // Prints one line per measurement: "spkit <what> threads=<t> best_s=<s> median_s=<s> MB/s=<x>" (MB = 1e6
 // bytes of the file being read; GB/s for .spkb).
 #include <omp.h>
@@ -105,9 +106,17 @@ int main(int argc, char** argv) {
       t_csr.push_back(seconds_since(t0));
     }
     const std::string spkb = path + ".spkb";
+    std::vector<double> t_write;
     {
       Csr<double> a = load_matrix(path, nullptr, opts);
       write_spkb(spkb, a);
+      const std::string out = path + ".written.mtx";
+      for (int r = 0; r < reps; ++r) {
+        auto t0 = clk::now();
+        write_matrix_market(out, a);
+        t_write.push_back(seconds_since(t0));
+      }
+      std::remove(out.c_str());
     }
     const double spkb_mb = file_mb(spkb);
     for (int r = 0; r < reps; ++r) {
@@ -123,6 +132,7 @@ int main(int argc, char** argv) {
     std::printf("spkit COO->CSR   threads=%d best_ms=%.1f median_ms=%.1f\n", threads, t_conv.front() * 1e3,
                 t_conv[t_conv.size() / 2] * 1e3);
     report("spkb->CSR", threads, t_spkb, spkb_mb, "GB/s");
+    report("CSR->mtx", threads, t_write, mb, "MB/s");
     return 0;
   }
   std::fprintf(stderr, "usage: see the comment at the top of parse_bench.cpp\n");

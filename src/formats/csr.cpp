@@ -100,118 +100,148 @@ void check_dimensions(const Coo<T>& coo) {
     throw Error("COO: row_idx, col_idx and values differ in size");
 }
 
-// The general path: stable counting sort by row (per-thread counts, so each thread scatters its own
-// slice of the input in input order), then columns sorted within each row (insertion sort for short
-// rows, stable sort for long ones) and duplicates summed in input order: deterministic for any thread
-// count.
+// Sorts row [b, e) of (cols, vals) by column, stably (insertion sort for short rows, stable_sort on
+// pairs for long ones), then sums duplicates in input order when asked. Returns the new row length.
 template <class T>
-Csr<T> counting_sort_to_csr(const Coo<T>& coo, bool sum_duplicates, int threads) {
+std::int64_t sort_and_merge_row(std::int32_t* cols, T* vals, std::int64_t b, std::int64_t e, bool sum_duplicates,
+                                std::vector<std::pair<std::int32_t, T>>& tmp) {
+  bool sorted = true, dup = false;
+  for (std::int64_t k = b + 1; k < e; ++k) {
+    sorted = sorted && cols[k] >= cols[k - 1];
+    dup = dup || cols[k] == cols[k - 1];
+  }
+  if (!sorted) {
+    if (e - b <= 32) {
+      for (std::int64_t k = b + 1; k < e; ++k) {
+        const std::int32_t c = cols[k];
+        const T v = vals[k];
+        std::int64_t j = k;
+        for (; j > b && cols[j - 1] > c; --j) {
+          cols[j] = cols[j - 1];
+          vals[j] = vals[j - 1];
+        }
+        cols[j] = c;
+        vals[j] = v;
+      }
+    } else {
+      tmp.clear();
+      for (std::int64_t k = b; k < e; ++k) tmp.emplace_back(cols[k], vals[k]);
+      std::stable_sort(tmp.begin(), tmp.end(), [](const auto& p, const auto& q) { return p.first < q.first; });
+      for (std::int64_t k = b; k < e; ++k) {
+        cols[k] = tmp[k - b].first;
+        vals[k] = tmp[k - b].second;
+      }
+    }
+    dup = false;
+    for (std::int64_t k = b + 1; k < e; ++k) dup = dup || cols[k] == cols[k - 1];
+  }
+  if (!dup || !sum_duplicates) return e - b;
+  std::int64_t out = b;
+  for (std::int64_t k = b + 1; k < e; ++k) {
+    if (cols[k] == cols[out]) {
+      vals[out] += vals[k];
+    } else {
+      ++out;
+      cols[out] = cols[k];
+      vals[out] = vals[k];
+    }
+  }
+  return out - b + 1;
+}
+
+template <class T>
+struct Triple {
+  std::int32_t row, col;
+  T val;
+};
+
+// The general path, two cache-friendly passes instead of one random scatter:
+//  A. entries are distributed (stably: each thread its own slice, in input order) into buckets of
+//     2^shift consecutive rows, at most ~2048 buckets, so every bucket's write cursor stays in cache;
+//  B. each bucket (in parallel) is counting-sorted by row straight into its contiguous CSR range,
+//     then every row is sorted by column and its duplicates summed in input order.
+// The result is deterministic for any thread count. 64-bit offsets throughout.
+template <class T>
+Csr<T> bucket_sort_to_csr(const Coo<T>& coo, bool sum_duplicates, int threads) {
   const std::int64_t nnz = coo.nnz(), rows = coo.rows;
   Csr<T> csr;
   csr.rows = coo.rows;
   csr.cols = coo.cols;
-  io_detail::resize_huge(csr.row_ptr, static_cast<std::size_t>(rows) + 1);
-  // Per-thread row counts cost threads x rows x 8 bytes: use fewer scatter threads when that is large.
-  const std::int64_t allowed = std::max<std::int64_t>(std::int64_t(64) << 20, nnz * 8);
-  const int st = nnz < 65536 ? 1 : static_cast<int>(std::clamp<std::int64_t>(allowed / ((rows + 1) * 8), 1, threads));
-  std::unique_ptr<std::int64_t[]> cnt(new std::int64_t[static_cast<std::size_t>(st) * (rows + 1)]);
+  int shift = 0;
+  while ((rows >> shift) > 2048) ++shift;
+  const std::int64_t nb = (rows >> shift) + 1;  // bucket b holds rows [b << shift, (b + 1) << shift)
+  const int st = nnz < 65536 ? 1 : threads;
+
+  // Pass A: bucket counts per thread, bucket starts, then the stable scatter into `tmp`.
+  std::vector<std::int64_t> cnt(static_cast<std::size_t>(st) * nb, 0), bucket_start(static_cast<std::size_t>(nb) + 1, 0);
+  std::vector<Triple<T>> tmp;
+  io_detail::resize_huge(tmp, static_cast<std::size_t>(nnz));
   const std::int32_t* ri = coo.row_idx.data();
+  const std::int32_t* ci = coo.col_idx.data();
+  const T* vi = coo.values.data();
+#pragma omp parallel num_threads(st)
+  {
+    const int t = omp_get_thread_num();
+    std::int64_t* my = cnt.data() + static_cast<std::size_t>(t) * nb;
+    const std::int64_t b = nnz * t / st, e = nnz * (t + 1) / st;
+    for (std::int64_t k = b; k < e; ++k) ++my[ri[k] >> shift];
+#pragma omp barrier
+#pragma omp single
+    {
+      std::int64_t run = 0;
+      for (std::int64_t bk = 0; bk < nb; ++bk) {
+        bucket_start[bk] = run;
+        for (int u = 0; u < st; ++u) {
+          std::int64_t& c = cnt[static_cast<std::size_t>(u) * nb + bk];
+          const std::int64_t n = c;
+          c = run;
+          run += n;
+        }
+      }
+      bucket_start[nb] = run;
+    }
+    for (std::int64_t k = b; k < e; ++k) tmp[my[ri[k] >> shift]++] = Triple<T>{ri[k], ci[k], vi[k]};
+  }
+  cnt.clear();
+  cnt.shrink_to_fit();
+
+  // Pass B: per bucket, counting sort by row into the CSR arrays, then sort and merge each row.
+  io_detail::resize_huge(csr.row_ptr, static_cast<std::size_t>(rows) + 1);
   io_detail::resize_huge(csr.col_idx, static_cast<std::size_t>(nnz));
   io_detail::resize_huge(csr.values, static_cast<std::size_t>(nnz));
   std::int32_t* cols = csr.col_idx.data();
   T* vals = csr.values.data();
-#pragma omp parallel num_threads(st)
-  {
-    const int t = omp_get_thread_num();
-    std::int64_t* my = cnt.get() + static_cast<std::size_t>(t) * (rows + 1);
-    std::fill(my, my + rows + 1, 0);
-    const std::int64_t b = nnz * t / st, e = nnz * (t + 1) / st;
-    for (std::int64_t k = b; k < e; ++k) ++my[ri[k]];
-#pragma omp barrier
-    // Row totals, then each thread's starting slot per row.
-#pragma omp for schedule(static)
-    for (std::int64_t r = 0; r < rows; ++r) {
-      std::int64_t sum = 0;
-      for (int u = 0; u < st; ++u) sum += cnt[static_cast<std::size_t>(u) * (rows + 1) + r];
-      csr.row_ptr[r] = sum;
-    }
-#pragma omp single
-    exclusive_scan(csr.row_ptr.data(), rows, 1);
-#pragma omp for schedule(static)
-    for (std::int64_t r = 0; r < rows; ++r) {
-      std::int64_t run = csr.row_ptr[r];
-      for (int u = 0; u < st; ++u) {
-        std::int64_t& c = cnt[static_cast<std::size_t>(u) * (rows + 1) + r];
-        const std::int64_t n = c;
-        c = run;
-        run += n;
-      }
-    }
-    for (std::int64_t k = b; k < e; ++k) {
-      const std::int64_t dst = my[ri[k]]++;
-      cols[dst] = coo.col_idx[k];
-      vals[dst] = coo.values[k];
-    }
-  }
-  cnt.reset();
-
-  // Sort each row by column and merge duplicates (in input order).
   std::vector<std::int64_t> new_len(static_cast<std::size_t>(rows) + 1, 0);
   bool any_merged = false;
-#pragma omp parallel num_threads(threads) reduction(|| : any_merged) if (rows > 4096)
+  const std::int64_t rows_per_bucket = std::int64_t(1) << shift;
+#pragma omp parallel num_threads(threads) reduction(|| : any_merged) if (nnz >= 65536)
   {
-    std::vector<std::pair<std::int32_t, T>> tmp;
-#pragma omp for schedule(dynamic, 256)
-    for (std::int64_t i = 0; i < rows; ++i) {
-      const std::int64_t b = csr.row_ptr[i], e = csr.row_ptr[i + 1];
-      bool sorted = true, dup = false;
-      for (std::int64_t k = b + 1; k < e; ++k) {
-        sorted = sorted && cols[k] >= cols[k - 1];
-        dup = dup || cols[k] == cols[k - 1];
+    std::vector<std::int64_t> pos(static_cast<std::size_t>(rows_per_bucket) + 1);
+    std::vector<std::pair<std::int32_t, T>> scratch;
+#pragma omp for schedule(dynamic, 1)
+    for (std::int64_t bk = 0; bk < nb; ++bk) {
+      const std::int64_t r0 = bk << shift, r1 = std::min(rows, r0 + rows_per_bucket);
+      if (r0 >= rows) continue;
+      const std::int64_t base = bucket_start[bk], end = bucket_start[bk + 1];
+      std::fill(pos.begin(), pos.begin() + (r1 - r0) + 1, 0);
+      for (std::int64_t k = base; k < end; ++k) ++pos[tmp[k].row - r0 + 1];
+      for (std::int64_t i = 0; i < r1 - r0; ++i) pos[i + 1] += pos[i];
+      for (std::int64_t i = 0; i < r1 - r0; ++i) csr.row_ptr[r0 + i] = base + pos[i];
+      for (std::int64_t k = base; k < end; ++k) {
+        const std::int64_t dst = base + pos[tmp[k].row - r0]++;
+        cols[dst] = tmp[k].col;
+        vals[dst] = tmp[k].val;
       }
-      if (!sorted) {
-        if (e - b <= 32) {  // insertion sort: stable, no allocation
-          for (std::int64_t k = b + 1; k < e; ++k) {
-            const std::int32_t c = cols[k];
-            const T v = vals[k];
-            std::int64_t j = k;
-            for (; j > b && cols[j - 1] > c; --j) {
-              cols[j] = cols[j - 1];
-              vals[j] = vals[j - 1];
-            }
-            cols[j] = c;
-            vals[j] = v;
-          }
-        } else {
-          tmp.clear();
-          for (std::int64_t k = b; k < e; ++k) tmp.emplace_back(cols[k], vals[k]);
-          std::stable_sort(tmp.begin(), tmp.end(), [](const auto& p, const auto& q) { return p.first < q.first; });
-          for (std::int64_t k = b; k < e; ++k) {
-            cols[k] = tmp[k - b].first;
-            vals[k] = tmp[k - b].second;
-          }
-        }
-        dup = false;
-        for (std::int64_t k = b + 1; k < e; ++k) dup = dup || cols[k] == cols[k - 1];
+      for (std::int64_t i = r0; i < r1; ++i) {
+        const std::int64_t rb = csr.row_ptr[i], re = i + 1 < r1 ? csr.row_ptr[i + 1] : end;
+        new_len[i] = sort_and_merge_row(cols, vals, rb, re, sum_duplicates, scratch);
+        any_merged = any_merged || new_len[i] != re - rb;
       }
-      std::int64_t len = e - b;
-      if (dup && sum_duplicates) {
-        std::int64_t out = b;
-        for (std::int64_t k = b + 1; k < e; ++k) {
-          if (cols[k] == cols[out]) {
-            vals[out] += vals[k];
-          } else {
-            ++out;
-            cols[out] = cols[k];
-            vals[out] = vals[k];
-          }
-        }
-        len = out - b + 1;
-        any_merged = true;
-      }
-      new_len[i] = len;
     }
   }
+  csr.row_ptr[rows] = nnz;
+  tmp.clear();
+  tmp.shrink_to_fit();
   if (!any_merged) return csr;
 
   // Close the gaps left by merged duplicates.
@@ -262,7 +292,7 @@ Csr<T> coo_to_csr_impl(const Coo<T>& coo, bool sum_duplicates, Coo<T>* consumabl
     }
     return csr;
   }
-  return counting_sort_to_csr(coo, sum_duplicates, threads);
+  return bucket_sort_to_csr(coo, sum_duplicates, threads);
 }
 
 }  // namespace

@@ -157,7 +157,7 @@ FileBytes read_file(const std::string& path, bool inflate, std::size_t max_bytes
   }
   if (S_ISREG(st.st_mode) && st.st_size > 0) {
     const std::size_t size = static_cast<std::size_t>(st.st_size);
-    void* map = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, f.fd, 0);
+    void* map = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, f.fd, 0);
     if (map == MAP_FAILED) throw Error("cannot map '" + path + "': " + errno_text());
     fb.owner = std::shared_ptr<const char>(static_cast<const char*>(map),
                                            [size](const char* p) { ::munmap(const_cast<char*>(p), size); });

@@ -13,7 +13,8 @@
 
 namespace spkit::io_detail {
 
-// A file's bytes in memory: a plain file is mapped read-only (pages populated up front); gzip data
+// A file's bytes in memory: a plain file is mapped read-only (pages fault in as the parsing threads
+// read them, so in parallel); gzip data
 // (detected by its magic bytes) is inflated into a heap buffer.
 struct FileBytes {
   std::shared_ptr<const char> owner;  // heap buffer or read-only mapping

@@ -137,10 +137,74 @@ inline const char* parse_u64(const char* p, const char* end, std::uint64_t& out,
 
 enum class ValueError { none, bad, nan, inf };
 
+inline bool at_token_end(const char* p, const char* end) { return p == end || is_blank(*p) || *p == '\n'; }
+
+constexpr double kExactPow10[23] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
+                                    1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+
+// Clinger's fast path: a decimal whose digits form an integer m <= 2^53 and whose power of ten is
+// within 10^±22 is m * 10^e or m / 10^-e, both exact operands, so one IEEE operation rounds correctly.
+// Returns null when the text is outside that case; the caller then uses std::from_chars.
+inline const char* parse_real_fast(const char* p, const char* end, double& out) {
+  const char* q = p;
+  bool neg = false;
+  if (q < end && (*q == '-' || *q == '+')) neg = *q++ == '-';
+  std::uint64_t m = 0;
+  int digits = 0, frac = 0;
+  while (q < end && static_cast<unsigned>(*q - '0') <= 9) {
+    m = m * 10 + static_cast<unsigned>(*q++ - '0');
+    ++digits;
+  }
+  if (q < end && *q == '.') {
+    ++q;
+    while (q < end && static_cast<unsigned>(*q - '0') <= 9) {
+      m = m * 10 + static_cast<unsigned>(*q++ - '0');
+      ++digits;
+      ++frac;
+    }
+  }
+  if (digits == 0 || digits > 19) return nullptr;
+  int e = -frac;
+  if (q < end && (*q == 'e' || *q == 'E')) {
+    ++q;
+    bool eneg = false;
+    if (q < end && (*q == '-' || *q == '+')) eneg = *q++ == '-';
+    int x = 0, xd = 0;
+    while (q < end && static_cast<unsigned>(*q - '0') <= 9 && xd < 4) {
+      x = x * 10 + (*q++ - '0');
+      ++xd;
+    }
+    if (xd == 0 || xd == 4) return nullptr;
+    e += eneg ? -x : x;
+  }
+  if (!at_token_end(q, end) || m > (std::uint64_t(1) << 53) || e < -22 || e > 22) return nullptr;
+  const double v = static_cast<double>(m);
+  out = e < 0 ? v / kExactPow10[-e] : v * kExactPow10[e];
+  if (neg) out = -out;
+  return q;
+}
+
 // A real value: optional '+', then std::from_chars (general format). Values too small for double
 // round to zero (as strtod and the reference readers do); NaN and Inf are refused.
-inline const char* parse_real(const char* p, const char* end, double& out, ValueError& err) {
+// Files whose values mostly have 17 significant digits (shortest round-trip text of random doubles)
+// miss the fast path; after a sample of misses the chunk goes straight to std::from_chars.
+struct FastPathStats {
+  std::int64_t tries = 0, misses = 0;
+  bool enabled = true;
+};
+
+inline const char* parse_real(const char* p, const char* end, double& out, ValueError& err, FastPathStats& fp) {
   err = ValueError::none;
+  if (fp.enabled) {
+    if (const char* q = parse_real_fast(p, end, out)) {
+      ++fp.tries;
+      if (!(p[0] == '+' && q - p >= 2 && (p[1] == '-' || p[1] == '+'))) return q;
+    } else {
+      ++fp.tries;
+      ++fp.misses;
+      if (fp.tries == 512) fp.enabled = fp.misses < 128;
+    }
+  }
   const char* start = p;
   if (p < end && *p == '+') {
     ++p;
@@ -195,7 +259,6 @@ inline const char* parse_integer_value(const char* p, const char* end, double& o
   return q;
 }
 
-inline bool at_token_end(const char* p, const char* end) { return p == end || is_blank(*p) || *p == '\n'; }
 
 // --- header ---------------------------------------------------------------------------------------
 
@@ -364,6 +427,7 @@ void parse_chunk(const BodyContext& ctx, Chunk& c) {
   std::int32_t* const col = ctx.col + (ctx.col ? c.slot : 0);
   double* const val = ctx.val + c.slot;
   const char* line = p;
+  FastPathStats fast_path;
   auto fail = [&](std::string what) {
     c.err_line = c.first_line + count_newlines(ctx.text.data() + c.begin, static_cast<std::size_t>(line - (ctx.text.data() + c.begin)));
     c.err = std::move(what);
@@ -417,7 +481,7 @@ void parse_chunk(const BodyContext& ctx, Chunk& c) {
       double v;
       if (V == MmField::real) {
         ValueError ve;
-        q = parse_real(p, end, v, ve);
+        q = parse_real(p, end, v, ve, fast_path);
         if (ve == ValueError::nan) return fail("value " + quote(token_at(p, end)) + " is NaN; spkit refuses NaN values");
         if (ve == ValueError::inf) return fail("value " + quote(token_at(p, end)) + " is infinite (Inf or beyond the double range); spkit refuses Inf values");
       } else {
@@ -474,9 +538,14 @@ MmMatrix parse_matrix_market(std::string_view text, std::string_view source, con
   // Cut the body into chunks at line boundaries.
   const std::size_t body_begin = ph.body_offset, body_end = text.size();
   const std::size_t body_bytes = body_end - body_begin;
-  const std::size_t min_chunk = std::size_t(1) << 20;
-  std::size_t nchunks = std::max<std::size_t>(1, std::min<std::size_t>(body_bytes / min_chunk, std::size_t(threads) * 8));
-  if (threads == 1) nchunks = std::min<std::size_t>(nchunks, 4);
+  std::size_t nchunks;
+  if (opts.chunk_bytes > 0) {
+    nchunks = std::max<std::size_t>(1, std::min<std::size_t>(body_bytes / opts.chunk_bytes, 1 << 16));
+  } else {
+    const std::size_t min_chunk = std::size_t(1) << 20;
+    nchunks = std::max<std::size_t>(1, std::min<std::size_t>(body_bytes / min_chunk, std::size_t(threads) * 8));
+    if (threads == 1) nchunks = std::min<std::size_t>(nchunks, 4);
+  }
   std::vector<Chunk> chunks;
   chunks.reserve(nchunks);
   std::size_t start = body_begin;

@@ -11,6 +11,7 @@
 #include <cstddef>
 #include <cstring>
 #include <limits>
+#include <type_traits>
 #include <vector>
 
 #include "io/io_util.hpp"
@@ -165,53 +166,28 @@ Csr<double> read_spkb(const std::string& path, MmHeader* header_out) {
     throw bad("truncated: " + std::to_string(file_size) + " bytes, the header announces " + std::to_string(expect));
   if (file_size > expect) throw bad("unexpected " + std::to_string(file_size - expect) + " bytes after the data");
 
+  // The file is mapped (no read copy); each array is allocated (huge-page hint, pages zeroed by all
+  // threads) and filled by one copy straight from the mapping, which avoids the zero-fill pass a
+  // resize() would add. The checksums then run in parallel over the filled arrays.
+  const io_detail::FileBytes file = io_detail::read_file(path, false);
+  if (file.size != expect) throw bad("the file changed size while being read");
   Csr<double> a;
   a.rows = h.rows;
   a.cols = h.cols;
-  io_detail::resize_huge(a.row_ptr, static_cast<std::size_t>(h.rows) + 1);
-  io_detail::resize_huge(a.col_idx, static_cast<std::size_t>(h.nnz));
-  io_detail::resize_huge(a.values, static_cast<std::size_t>(h.nnz));
-  secs = sections(h.rows, h.nnz, a.row_ptr.data(), a.col_idx.data(), a.values.data());
-
-  // Read 1 MiB blocks in parallel straight into the arrays, hashing each block while it is in cache.
-  struct Task {
-    int section;
-    std::size_t block;
+  auto fill = [&](auto& v, const Section& sec, std::size_t count) {
+    using T = typename std::decay_t<decltype(v)>::value_type;
+    const T* src = reinterpret_cast<const T*>(file.data + sec.offset);
+    v.reserve(count);
+    io_detail::advise_huge_pages(v.data(), count * sizeof(T));
+    io_detail::touch_pages_parallel(v.data(), count * sizeof(T));
+    v.assign(src, src + count);
   };
-  std::vector<Task> tasks;
-  std::vector<std::uint64_t> block_hash[3];
-  for (int s = 0; s < 3; ++s) {
-    const std::size_t blocks = (secs[s].bytes + io_detail::kChecksumBlock - 1) / io_detail::kChecksumBlock;
-    block_hash[s].resize(blocks);
-    for (std::size_t b = 0; b < blocks; ++b) tasks.push_back({s, b});
-  }
-  const std::int64_t ntasks = static_cast<std::int64_t>(tasks.size());
-  int read_errno = 0;
-#pragma omp parallel for schedule(dynamic, 4) if (ntasks > 1)
-  for (std::int64_t t = 0; t < ntasks; ++t) {
-    const Section& s = secs[tasks[t].section];
-    const std::size_t begin = tasks[t].block * io_detail::kChecksumBlock;
-    const std::size_t len = std::min(io_detail::kChecksumBlock, s.bytes - begin);
-    char* dst = static_cast<char*>(s.data) + begin;
-    std::size_t got = 0;
-    while (got < len) {
-      const ssize_t n = ::pread(fd, dst + got, len - got, static_cast<off_t>(s.offset + begin + got));
-      if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) {
-#pragma omp critical(spkb_read_error)
-        read_errno = n < 0 ? errno : EIO;
-        break;
-      }
-      got += static_cast<std::size_t>(n);
-    }
-    block_hash[tasks[t].section][tasks[t].block] = io_detail::checksum_block(dst, len, tasks[t].block);
-  }
-  if (read_errno) {
-    errno = read_errno;
-    throw Error("cannot read '" + path + "': " + errno_text());
-  }
-  std::uint64_t sums[3];
-  for (int s = 0; s < 3; ++s) sums[s] = io_detail::checksum_combine(block_hash[s].data(), block_hash[s].size(), secs[s].bytes);
+  fill(a.row_ptr, secs[0], static_cast<std::size_t>(h.rows) + 1);
+  fill(a.col_idx, secs[1], static_cast<std::size_t>(h.nnz));
+  fill(a.values, secs[2], static_cast<std::size_t>(h.nnz));
+  std::uint64_t sums[3] = {io_detail::checksum64(a.row_ptr.data(), secs[0].bytes),
+                           io_detail::checksum64(a.col_idx.data(), secs[1].bytes),
+                           io_detail::checksum64(a.values.data(), secs[2].bytes)};
   if (payload_checksum(sums) != h.payload_checksum) throw bad("data checksum mismatch (the file is corrupted)");
 
   // The checksum guards against damage, not against a crafted file: check the structure too, so a

@@ -4,8 +4,11 @@
 #include <omp.h>
 #include <zlib.h>
 
+#include <charconv>
 #include <cmath>
+#include <cstring>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -122,9 +125,12 @@ class MalformedInput : public ::testing::TestWithParam<BadCase> {};
 
 TEST_P(MalformedInput, ThrowsParseErrorNamingTheLine) {
   const BadCase& c = GetParam();
-  for (int threads : {1, 3}) {
+  // One chunk; and many tiny chunks (a chunk per line or less), so that errors near chunk edges and
+  // the entry-count checks across chunks are exercised too.
+  for (auto [threads, chunk] : {std::pair<int, std::size_t>{1, 0}, {3, 0}, {3, 1}, {2, 7}}) {
     ReadOptions o;
     o.threads = threads;
+    o.chunk_bytes = chunk;
     try {
       parse_matrix_market(c.text, "bad.mtx", o);
       FAIL() << c.name << ": no error";
@@ -244,6 +250,24 @@ TEST(MatrixMarketRead, EmptyMatrices) {
   }
 }
 
+// Every accepted-input case again with tiny chunks: the same matrix.
+TEST(MatrixMarketRead, TinyChunksGiveTheSameMatrix) {
+  const std::vector<std::string> texts = {
+      "%%MatrixMarket matrix coordinate real general\r\n% c\r\n\r\n 4 5 6\r\n1 1 1.5e2\r\n\n% x\n\t2\t3\t+4\n3 5 -2.5E-1\n4 4 0\n+1 +2 .5\n  0002 001 7.  \n\n\n",
+      "%%MatrixMarket matrix coordinate real symmetric\n3 3 4\n1 1 2\n2 1 -1\n3 2 4\n3 3 5",
+      "%%MatrixMarket matrix array real skew-symmetric\n3 3\n1\n\n2\n% c\n3\n",
+      "%%MatrixMarket matrix coordinate pattern general\n2 3 2\n1 3\n2 1 \n"};
+  for (const auto& t : texts) {
+    const Dense want = dense_of(parse_csr(t, 1));
+    for (std::size_t chunk : {1, 2, 3, 5, 11}) {
+      ReadOptions o;
+      o.threads = 3;
+      o.chunk_bytes = chunk;
+      EXPECT_EQ(dense_of(coo_to_csr(parse_matrix_market(t, "<t>", o).coo)), want) << "chunk " << chunk << "\n" << t;
+    }
+  }
+}
+
 TEST(MatrixMarketRead, IntegerAndPatternFields) {
   const Csr<double> ai = parse_csr("%%MatrixMarket matrix coordinate integer general\n2 2 2\n1 1 -7\n2 1 +3\n");
   EXPECT_EQ(dense_of(ai), (Dense{{{0, 0}, -7.0}, {{1, 0}, 3.0}}));
@@ -312,9 +336,10 @@ TEST(MatrixMarketRead, ParallelChunksMatchSerialAndNameExactLines) {
   ReadOptions one;
   one.threads = 1;
   const MmMatrix ref = parse_matrix_market(text, "<t>", one);
-  for (int t : {2, 3, 8}) {
+  for (auto [t, chunk] : {std::pair<int, std::size_t>{2, 0}, {3, 0}, {8, 0}, {4, 1000}}) {
     ReadOptions o;
     o.threads = t;
+    o.chunk_bytes = chunk;
     const MmMatrix m = parse_matrix_market(text, "<t>", o);
     ASSERT_EQ(m.coo.row_idx, ref.coo.row_idx) << t;
     ASSERT_EQ(m.coo.col_idx, ref.coo.col_idx) << t;
@@ -595,4 +620,43 @@ TEST(SharedMatrices, MatchTheManifest) {
     ++checked;
   }
   EXPECT_GE(checked, 2);
+}
+
+// The reader's fast decimal path and std::from_chars must agree bit for bit, on the text the writer
+// produces (shortest round-trip) and on hand-written forms.
+TEST(MatrixMarketRead, ValuesReadBackBitExact) {
+  const std::uint64_t seed = seed_now();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::mt19937_64 rng(seed);
+  std::vector<std::string> texts = {"0", "-0", "1", "0.1", "-0.5", "1e22", "1e23", "9007199254740992", "9007199254740993",
+                                    "123456789012345678", "1.7976931348623157e308", "2.2250738585072014e-308",
+                                    "4.9e-324", "0.30000000000000004", "1E-22", "-1e-23", ".25", "25.", "0000.0001e+0004",
+                                    "3.14159265358979323846264338327950288"};
+  char buf[64];
+  for (int i = 0; i < 20000; ++i) {
+    double v;
+    switch (i % 4) {
+      case 0: v = std::uniform_real_distribution<double>(-1, 1)(rng); break;
+      case 1: v = static_cast<double>(static_cast<std::int64_t>(rng() % 2000001) - 1000000) / 1000; break;
+      case 2: { std::uint64_t bits = rng(); std::memcpy(&v, &bits, 8); if (!std::isfinite(v)) v = 1.0; } break;
+      default: v = std::ldexp(static_cast<double>(rng() % 1000), static_cast<int>(rng() % 200) - 100); break;
+    }
+    texts.push_back(std::string(buf, std::to_chars(buf, buf + sizeof buf, v).ptr));
+    std::snprintf(buf, sizeof buf, "%.*g", 1 + static_cast<int>(rng() % 17), v);
+    if (std::isfinite(std::strtod(buf, nullptr))) texts.push_back(buf);  // rounding 1.79e308 up overflows
+  }
+  std::string text = B + "1 1 " + std::to_string(texts.size()) + "\n";
+  for (const auto& t : texts) text += "1 1 " + t + "\n";
+  ReadOptions o;
+  o.expand_symmetry = false;
+  const MmMatrix m = parse_matrix_market(text, "<t>", o);
+  ASSERT_EQ(m.coo.values.size(), texts.size());
+  for (std::size_t k = 0; k < texts.size(); ++k) {
+    double want;
+    std::from_chars(texts[k].data(), texts[k].data() + texts[k].size(), want);
+    std::uint64_t a, b;
+    std::memcpy(&a, &m.coo.values[k], 8);
+    std::memcpy(&b, &want, 8);
+    ASSERT_EQ(a, b) << "'" << texts[k] << "' read as " << m.coo.values[k];
+  }
 }

@@ -29,6 +29,10 @@ struct SpmvRunOptions {
   std::function<void(const KernelInfo&, Precision, int threads, std::size_t index, std::size_t total)> on_cell;
   // Receives y (in double) of each successful kernel run, e.g. for --y-out.
   std::function<void(const KernelInfo&, Precision, int threads, const std::vector<double>& y)> on_result_y;
+  // Also run, and report, the kernels speedups are measured against when the globs left them out
+  // (cpu.<format>.serial* for CPU kernels, cpu.csr.serial* for ref.* kernels, every cuda.cusparse.*
+  // for CUDA kernels), so that the speedup column is never empty for want of a baseline.
+  bool add_baselines = true;
 };
 
 struct SpmvResult {
@@ -39,14 +43,20 @@ struct SpmvResult {
   double gflops = 0;            // 2 nnz / median (true non-zeros)
   double gbytes_per_s = 0;      // effective: CSR bytes in this precision / median (common yardstick)
   double own_gbytes_per_s = 0;  // this format's own bytes_moved / median
-  double speedup = 0;           // over the serial kernel of the same format, same precision (0: none)
-  double efficiency = 0;        // speedup / threads
+  double speedup = 0;           // over the serial kernel of the same format, same precision (0: none);
+                                // ref.* and formats without a serial kernel: over cpu.csr.serial;
+                                // CUDA: over the fastest cuda.cusparse.* row of the run (see speedup_over)
+  double efficiency = 0;        // speedup / threads (CPU rows; 0 for CUDA rows)
   double rel_l2_error = 0, max_abs_error = 0;
   bool valid = false;
   std::string status;           // "ok", "FAILED", "skipped"
   std::string note;             // why skipped/failed, or the kernel's detail()
   bool comparison = false;
   std::uint64_t bytes_moved = 0;
+  // CUDA kernels on a matrix whose CSR bytes fit in the GPU's L2 run twice: warm (l2_flushed false)
+  // and with L2 evicted between runs (l2_flushed true, note says "L2-flushed").
+  bool l2_flushed = false;
+  std::string speedup_over;     // the kernel `speedup` is relative to (empty: none)
 };
 
 // The common yardstick: bytes CSR must move in precision T with 32-bit row pointers,
@@ -54,5 +64,10 @@ struct SpmvResult {
 std::uint64_t csr_effective_bytes(const Csr<double>& a, Precision p);
 
 std::vector<SpmvResult> run_spmv(const Csr<double>& a, const SpmvRunOptions& opts);
+// The same over any registry (tests use a local one holding a deliberately broken kernel).
+std::vector<SpmvResult> run_spmv(const Registry& reg, const Csr<double>& a, const SpmvRunOptions& opts);
+
+// Random x in [-1, 1) as run_spmv draws it from a seed (for reproducing a run).
+std::vector<double> random_x(std::int64_t n, std::uint64_t seed);
 
 }  // namespace spkit

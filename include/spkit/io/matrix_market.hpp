@@ -32,6 +32,9 @@ struct MmHeader {
 struct ReadOptions {
   int threads = 0;              // 0: omp_get_max_threads()
   bool expand_symmetry = true;  // mirror symmetric / skew-symmetric entries
+  // Body chunk size for the parallel parse. 0: automatic (>= 1 MiB, about 8 chunks per thread). Tests
+  // and the fuzzer set a few bytes to cut tiny inputs into many chunks.
+  std::size_t chunk_bytes = 0;
 };
 
 // A parsed file: its header and the entries as COO (expanded when asked, duplicates not yet summed).

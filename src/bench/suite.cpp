@@ -1,0 +1,213 @@
+// The benchmark suite: generated matrices per family and size class, matrix files, kernel cells.
+#include "spkit/bench/suite.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <map>
+
+#include "spkit/error.hpp"
+#include "spkit/io/matrix_market.hpp"
+#include "spkit/io/spkb.hpp"
+
+namespace spkit::bench {
+
+namespace fs = std::filesystem;
+
+SuiteSize parse_suite_size(const std::string& name) {
+  if (name == "tiny") return SuiteSize::tiny;
+  if (name == "small") return SuiteSize::small;
+  if (name == "medium") return SuiteSize::medium;
+  if (name == "large") return SuiteSize::large;
+  throw Error("unknown suite size '" + name + "' (use small, medium or large)");
+}
+
+std::string to_string(SuiteSize s) {
+  switch (s) {
+    case SuiteSize::tiny: return "tiny";
+    case SuiteSize::small: return "small";
+    case SuiteSize::medium: return "medium";
+    case SuiteSize::large: return "large";
+  }
+  return "?";
+}
+
+std::int64_t target_nnz(SuiteSize s) {
+  switch (s) {
+    // small: the whole default suite (every kernel, both precisions, the thread sweep) in minutes
+    // on 2 cores; medium and large take the matrices well past most last-level caches.
+    case SuiteSize::tiny: return 20'000;  // tests: every kernel in milliseconds
+    case SuiteSize::small: return 1'000'000;
+    case SuiteSize::medium: return 4'000'000;
+    case SuiteSize::large: return 16'000'000;
+  }
+  return 0;
+}
+
+std::vector<SuiteMatrix> generated_suite(SuiteSize size, std::uint64_t seed) {
+  struct Variant {
+    const char* name;
+    const char* family;
+    int points;
+  };
+  // Every family of SPEC §6; lap3d in both stencils (7 points like thermal, 27 like ML_Laplace).
+  const Variant variants[] = {{"lap2d", "lap2d", 0},   {"lap3d7", "lap3d", 7},       {"lap3d27", "lap3d", 27},
+                              {"fem", "fem", 0},       {"random", "random", 0},      {"powerlaw", "powerlaw", 0},
+                              {"road", "road", 0},     {"circuit", "circuit", 0},    {"banded", "banded", 0}};
+  std::vector<SuiteMatrix> out;
+  for (const auto& v : variants) {
+    SuiteMatrix m;
+    m.name = v.name;
+    m.family = v.family;
+    m.generated = true;
+    m.gen.family = v.family;
+    m.gen.seed = seed;
+    if (v.points) m.gen.points = v.points;
+    m.gen.n = size_for_nnz(v.family, target_nnz(size), m.gen);
+    m.source = "generated: " + m.gen.family + " n=" + std::to_string(m.gen.n);
+    if (m.gen.family == "lap3d") m.source += " points=" + std::to_string(m.gen.points);
+    if (m.gen.family == "fem") m.source += " dof=" + std::to_string(m.gen.dof);
+    if (m.gen.family == "random" || m.gen.family == "powerlaw" || m.gen.family == "circuit")
+      m.source += " per_row=" + std::to_string(m.gen.per_row);
+    if (m.gen.family == "banded") m.source += " bandwidth=" + std::to_string(m.gen.bandwidth);
+    m.source += " seed=" + std::to_string(seed);
+    out.push_back(std::move(m));
+  }
+  return out;
+}
+
+namespace {
+
+bool ends_with(const std::string& s, const std::string& suffix) {
+  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+bool is_matrix_file(const std::string& name) {
+  return ends_with(name, ".mtx") || ends_with(name, ".mtx.gz") || ends_with(name, ".spkb");
+}
+std::string matrix_stem(const std::string& filename) {
+  for (const char* ext : {".mtx.gz", ".mtx", ".spkb"})
+    if (ends_with(filename, ext)) return filename.substr(0, filename.size() - std::string(ext).size());
+  return filename;
+}
+
+SuiteMatrix file_entry(const fs::path& p) {
+  SuiteMatrix m;
+  m.generated = false;
+  m.family = "file";
+  m.path = p.string();
+  m.source = p.string();
+  m.name = matrix_stem(p.filename().string());
+  return m;
+}
+
+}  // namespace
+
+std::vector<SuiteMatrix> matrix_files(const std::vector<std::string>& paths) {
+  std::vector<SuiteMatrix> out;
+  for (const auto& arg : paths) {
+    fs::path p(arg);
+    std::error_code ec;
+    if (fs::is_directory(p, ec)) {
+      std::vector<fs::path> found;
+      for (const auto& e : fs::directory_iterator(p, ec))
+        if (e.is_regular_file() && is_matrix_file(e.path().filename().string())) found.push_back(e.path());
+      if (found.empty()) throw Error("no matrix files (.mtx, .mtx.gz, .spkb) in folder " + arg);
+      std::sort(found.begin(), found.end());
+      for (const auto& f : found) out.push_back(file_entry(f));
+    } else if (fs::is_regular_file(p, ec)) {
+      out.push_back(file_entry(p));
+    } else {
+      throw Error("matrix path does not exist: " + arg);
+    }
+  }
+  return out;
+}
+
+void make_names_unique(std::vector<SuiteMatrix>& suite) {
+  std::map<std::string, int> generated_names;
+  for (const auto& m : suite)
+    if (m.generated) generated_names[m.name] = 1;
+  for (auto& m : suite)
+    if (!m.generated && generated_names.count(m.name)) m.name = "file:" + m.name;
+  std::map<std::string, int> seen;
+  for (auto& m : suite) {
+    int k = ++seen[m.name];
+    if (k > 1) m.name += "#" + std::to_string(k);
+  }
+}
+
+std::uint64_t matrix_text_bytes(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return 0;
+  unsigned char magic[2] = {0, 0};
+  in.read(reinterpret_cast<char*>(magic), 2);
+  in.seekg(0, std::ios::end);
+  const auto size = static_cast<std::uint64_t>(in.tellg());
+  if (!(magic[0] == 0x1f && magic[1] == 0x8b) || size < 18) return size;
+  // gzip ISIZE: the uncompressed size mod 2^32, little endian, in the last 4 bytes (single member).
+  unsigned char t[4];
+  in.seekg(-4, std::ios::end);
+  in.read(reinterpret_cast<char*>(t), 4);
+  return std::uint64_t(t[0]) | std::uint64_t(t[1]) << 8 | std::uint64_t(t[2]) << 16 | std::uint64_t(t[3]) << 24;
+}
+
+LoadedMatrix load_suite_matrix(const SuiteMatrix& m, bool measure_parse) {
+  using clock = std::chrono::steady_clock;
+  auto seconds_since = [](clock::time_point t0) { return std::chrono::duration<double>(clock::now() - t0).count(); };
+  LoadedMatrix out;
+  auto t0 = clock::now();
+  if (m.generated) {
+    out.a = generate(m.gen);
+    out.load_ms = 1e3 * seconds_since(t0);
+    return out;
+  }
+  out.a = load_matrix(m.path);
+  out.load_ms = 1e3 * seconds_since(t0);
+  if (!measure_parse || is_spkb_file(m.path)) return out;
+  out.file_mb = static_cast<double>(matrix_text_bytes(m.path)) / 1e6;
+  // Best of up to 3 parses, stopping early on big files (a parse over a second is steady enough).
+  double best = 0;
+  for (int rep = 0; rep < 3; ++rep) {
+    auto p0 = clock::now();
+    MmMatrix parsed = read_matrix_market(m.path);
+    double s = seconds_since(p0);
+    best = rep == 0 ? s : std::min(best, s);
+    if (s > 1.0) break;
+  }
+  out.parse_s = best;
+  out.parse_mb_s = best > 0 ? out.file_mb / best : 0;
+  return out;
+}
+
+std::vector<int> default_thread_sweep(int cores) {
+  cores = std::max(cores, 1);
+  std::vector<int> t;
+  for (int k = 1; k < 2 * cores; k *= 2) t.push_back(k);
+  t.push_back(2 * cores);
+  return t;
+}
+
+std::vector<const KernelInfo*> select_kernels(const std::string& patterns, DeviceSelect device, bool gpu_available) {
+  std::vector<const KernelInfo*> out;
+  for (const KernelInfo* k : registry().match(patterns.empty() ? "all" : patterns)) {
+    if (k->backend == Backend::cpu && device == DeviceSelect::gpu) continue;
+    if (k->backend == Backend::cuda && (device == DeviceSelect::cpu || !gpu_available)) continue;
+    out.push_back(k);
+  }
+  return out;
+}
+
+std::vector<Cell> cells_of(const KernelInfo& k, const std::vector<Precision>& precisions, const std::vector<int>& threads) {
+  std::vector<Cell> out;
+  for (Precision p : precisions) {
+    if (k.parallel && k.backend == Backend::cpu) {
+      for (int t : threads) out.push_back({k.name, std::string(to_string(p)), t});
+    } else {
+      out.push_back({k.name, std::string(to_string(p)), 1});
+    }
+  }
+  return out;
+}
+
+}  // namespace spkit::bench

@@ -1,0 +1,176 @@
+// CPU-kernel specifics the registry-wide test doesn't reach: the nnz-balanced partition, spkit's
+// merge-path kernel on rows spanning several threads and on both column encodings, more thread
+// counts, HLL hack sizes through PlanOptions, and honest byte counts / details.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <limits>
+#include <random>
+#include <string>
+
+#include "common/test_matrices.hpp"
+#include "kernels/cpu/cpu_common.hpp"
+#include "spkit/gen.hpp"
+#include "spkit/kernel.hpp"
+#include "spkit/validate.hpp"
+
+namespace spkit::test {
+namespace {
+
+template <class T>
+void expect_valid(const char* kernel, const Csr<double>& ad, const PlanOptions& po, std::string* detail = nullptr) {
+  const KernelInfo* k = registry().find(kernel);
+  ASSERT_NE(k, nullptr) << kernel;
+  const Csr<T> a = csr_cast<T>(ad);
+  auto plan = k->factory<T>()(a, po);
+  const auto seed = fresh_seed();
+  const auto xd = random_vector(a.cols, seed);
+  std::vector<T> x(xd.begin(), xd.end());
+  std::vector<T> y(static_cast<std::size_t>(a.rows), std::numeric_limits<T>::quiet_NaN());
+  for (int rep = 0; rep < 2; ++rep) {  // twice: carries and accumulators must not leak between runs
+    plan->run(x.data(), y.data());
+    const Validation v = validate_spmv(a, x, y.data());
+    EXPECT_TRUE(v.valid) << kernel << " threads " << po.threads << " seed " << seed << ": rel L2 " << v.rel_l2_error
+                         << ", first bad row " << v.first_bad_row;
+  }
+  if (detail) *detail = plan->detail();
+}
+
+TEST(CpuPartition, NnzBalancedRowsDropsEmptyRangesAndCoversAllRows) {
+  // Lengths 10, 0, 0, 10, 10, 10: 40 entries.
+  const std::vector<std::int64_t> ptr{0, 10, 10, 10, 20, 30, 40};
+  EXPECT_EQ(cpu::nnz_balanced_rows(ptr, 6, 1), (std::vector<std::int64_t>{0, 6}));
+  EXPECT_EQ(cpu::nnz_balanced_rows(ptr, 6, 2), (std::vector<std::int64_t>{0, 4, 6}));
+  EXPECT_EQ(cpu::nnz_balanced_rows(ptr, 6, 4), (std::vector<std::int64_t>{0, 1, 4, 5, 6}));
+  // One row holding everything: a single range, whatever the thread count.
+  const std::vector<std::int64_t> one{0, 0, 100, 100};
+  EXPECT_EQ(cpu::nnz_balanced_rows(one, 3, 8), (std::vector<std::int64_t>{0, 2, 3}));
+  EXPECT_EQ(cpu::nnz_balanced_rows(std::vector<std::int64_t>{0}, 0, 4), (std::vector<std::int64_t>{0}));
+}
+
+TEST(CpuSpkitKernel, LongRowsSpanningThreadsAndManyThreadCounts) {
+  std::vector<std::int64_t> len(50, 2);
+  len[0] = 3000;   // the first row alone spans several shares
+  len[25] = 4000;  // and one in the middle
+  len[49] = 2500;  // and the last row
+  const auto a = random_rows(50, 5000, len, 21);
+  for (int th : {1, 2, 3, 4, 7, 16}) {
+    PlanOptions po;
+    po.threads = th;
+    expect_valid<double>("cpu.csr.omp.spkit", a, po);
+    expect_valid<float>("cpu.csr.omp.spkit", a, po);
+    expect_valid<double>("cpu.csr.omp.nnz_balanced", a, po);
+    expect_valid<double>("cpu.hyb.omp", a, po);
+    expect_valid<double>("cpu.bmsparse.omp", a, po);
+  }
+}
+
+TEST(CpuSpkitKernel, ColumnEncodingFollowsTheMatrix) {
+  PlanOptions po;
+  po.threads = 3;
+  std::string detail;
+  // Columns scattered within +-1000 of the row: too many diagonals for the diagonal path, but every
+  // |col - row| fits 16 bits.
+  std::vector<std::vector<std::int32_t>> near(3000);
+  std::mt19937_64 rng(11);
+  for (int i = 0; i < 3000; ++i)
+    for (int k = 0; k < 6; ++k)
+      near[i].push_back(static_cast<std::int32_t>(std::clamp<std::int64_t>(i + static_cast<std::int64_t>(rng() % 2001) - 1000, 0, 2999)));
+  expect_valid<double>("cpu.csr.omp.spkit", random_csr(3000, 3000, 3, near), po, &detail);
+  EXPECT_NE(detail.find("16-bit relative"), std::string::npos) << detail;
+  // Columns 40000 away from the row: 32-bit columns.
+  std::vector<std::vector<std::int32_t>> far(40);
+  for (int i = 0; i < 40; ++i) far[i] = {i, 40000 + i, 69999};
+  expect_valid<double>("cpu.csr.omp.spkit", random_csr(40, 70000, 4, far), po, &detail);
+  EXPECT_NE(detail.find("32-bit columns"), std::string::npos) << detail;
+  // Offsets at the very edge of the 16-bit range (-32768 and +32767).
+  std::vector<std::vector<std::int32_t>> edge(32769);
+  edge[32768] = {0};
+  edge[0] = {32767};
+  expect_valid<float>("cpu.csr.omp.spkit", random_csr(32769, 32769, 5, edge), po, &detail);
+  EXPECT_NE(detail.find("16-bit relative"), std::string::npos) << detail;
+}
+
+TEST(CpuSpkitKernel, DiagonalPathOnStencilsBandsAndClippedDiagonals) {
+  auto on_diagonal_path = [](const Csr<double>& a, const char* what) {
+    for (int th : {1, 2, 3}) {
+      PlanOptions po;
+      po.threads = th;
+      std::string detail;
+      expect_valid<double>("cpu.csr.omp.spkit", a, po, &detail);
+      expect_valid<float>("cpu.csr.omp.spkit", a, po);
+      EXPECT_NE(detail.find("diagonal path"), std::string::npos) << what << ": " << detail;
+    }
+  };
+  GenOptions g;
+  g.family = "lap3d";
+  g.n = 21;  // 9261 rows: interior tiles and clipped boundary tiles, last tile partial
+  g.points = 27;
+  on_diagonal_path(generate(g), "lap3d 27-point");
+  g.family = "lap2d";
+  g.n = 77;
+  on_diagonal_path(generate(g), "lap2d");
+  // Band of half width 3 on 5003 rows: diagonals -3..3 clipped at both corners.
+  std::vector<std::vector<std::int32_t>> band(5003);
+  for (int i = 0; i < 5003; ++i)
+    for (int j = std::max(0, i - 3); j <= std::min(5002, i + 3); ++j) band[i].push_back(j);
+  on_diagonal_path(random_csr(5003, 5003, 8, band), "band");
+  // Wide 3000 x 6000 with diagonals 0..5 and 2995..3005: the far ones leave the matrix on the right.
+  std::vector<std::vector<std::int32_t>> wide(3000);
+  for (int i = 0; i < 3000; ++i) {
+    for (int d = 0; d <= 5; ++d) wide[i].push_back(i + d);
+    for (int d = 2995; d <= 3005; ++d)
+      if (i + d < 6000) wide[i].push_back(i + d);
+  }
+  on_diagonal_path(random_csr(3000, 6000, 9, wide), "wide");
+  // Tall 6000 x 3000 with diagonals -3000..-2990 and 0..5: rows past 3000 only have the first ones.
+  std::vector<std::vector<std::int32_t>> tall(6000);
+  for (int i = 0; i < 6000; ++i) {
+    for (int d = -3000; d <= -2990; ++d)
+      if (i + d >= 0 && i + d < 3000) tall[i].push_back(i + d);
+    for (int d = 0; d <= 5; ++d)
+      if (i + d < 3000) tall[i].push_back(i + d);
+  }
+  PlanOptions po;
+  po.threads = 2;
+  expect_valid<double>("cpu.csr.omp.spkit", random_csr(6000, 3000, 10, tall), po);
+}
+
+TEST(CpuHllKernels, HackSizesFromPlanOptions) {
+  for (const auto& m : edge_case_matrices())
+    for (int hs : {1, 5, 8, 64}) {
+      SCOPED_TRACE(m.name + " hack " + std::to_string(hs));
+      PlanOptions po;
+      po.hack_size = hs;
+      po.threads = 2;
+      expect_valid<double>("cpu.hll.serial.row_major", m.a, po);
+      expect_valid<float>("cpu.hll.serial.col_major", m.a, po);
+      expect_valid<double>("cpu.hll.omp.guided", m.a, po);
+    }
+}
+
+TEST(CpuKernels, BytesMovedAndDetail) {
+  // 3 x 5, rows of 2, 0, 3 entries: ELL width 3, 4 of 9 slots padding.
+  Csr<double> a;
+  a.rows = 3;
+  a.cols = 5;
+  a.row_ptr = {0, 2, 2, 5};
+  a.col_idx = {0, 2, 1, 3, 4};
+  a.values = {1, 2, 3, 4, 5};
+  PlanOptions po;
+  auto csr = registry().find("cpu.csr.serial")->make_f64(a, po);
+  EXPECT_EQ(csr->bytes_moved(), 4u * 8 + 5u * (4 + 8) + (5u + 3u) * 8);
+  auto csr32 = registry().find("cpu.csr.omp.guided")->make_f32(csr_cast<float>(a), po);
+  EXPECT_EQ(csr32->bytes_moved(), 4u * 8 + 5u * (4 + 4) + (5u + 3u) * 4);
+  auto spkit = registry().find("cpu.csr.omp.spkit")->make_f64(a, po);  // 32-bit offsets, 16-bit columns
+  EXPECT_EQ(spkit->bytes_moved(), 4u * 4 + 5u * (2 + 8) + (5u + 3u) * 8);
+  auto ell = registry().find("cpu.ell.omp")->make_f64(a, po);
+  EXPECT_EQ(ell->bytes_moved(), 9u * (4 + 8) + (5u + 3u) * 8);
+  EXPECT_EQ(ell->detail().rfind("ELL width 3, padding 44%", 0), 0u) << ell->detail();
+  auto bm = registry().find("cpu.bmsparse.serial")->make_f64(a, po);
+  // one block: key, bitmap, 2 offsets, 5 values, 2 block-row pointers; x and y once.
+  EXPECT_EQ(bm->bytes_moved(), 8u + 8u + 2u * 8 + 5u * 8 + 2u * 8 + (5u + 3u) * 8);
+}
+
+}  // namespace
+}  // namespace spkit::test
