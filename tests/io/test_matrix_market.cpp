@@ -660,3 +660,31 @@ TEST(MatrixMarketRead, ValuesReadBackBitExact) {
     ASSERT_EQ(a, b) << "'" << texts[k] << "' read as " << m.coo.values[k];
   }
 }
+
+// load_matrix takes over the parsed arrays (the consuming conversion): on a file in random order with
+// duplicates it must give what the copying coo_to_csr gives, for several thread counts.
+TEST(MatrixMarketFiles, LoadMatrixOfAnUnsortedFileWithDuplicates) {
+  const std::uint64_t seed = seed_now();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::mt19937_64 rng(seed);
+  const int rows = 3001, cols = 257, n = 120000;
+  std::string text = "%%MatrixMarket matrix coordinate integer general\n" + std::to_string(rows) + " " +
+                     std::to_string(cols) + " " + std::to_string(n) + "\n";
+  for (int k = 0; k < n; ++k) {
+    const int r = (rng() % 3 == 0) ? 7 : static_cast<int>(rng() % rows);  // one long row, many duplicates
+    text += std::to_string(r + 1) + " " + std::to_string(rng() % cols + 1) + " " +
+            std::to_string(static_cast<int>(rng() % 201) - 100) + "\n";
+  }
+  const fs::path p = scratch_dir() / "unsorted.mtx";
+  write_text(p, text);
+  const Csr<double> want = parse_csr(text, 1);
+  check_csr(want);
+  const int saved = omp_get_max_threads();
+  for (int t : {1, 2, 3}) {
+    omp_set_num_threads(t);
+    ReadOptions o;
+    o.threads = t;
+    expect_same(want, load_matrix(p.string(), nullptr, o));
+  }
+  omp_set_num_threads(saved);
+}
