@@ -518,6 +518,22 @@ ChunkParser chunk_parser(const MmHeader& h) {
 
 int resolve_threads(int t) { return t > 0 ? t : omp_get_max_threads(); }
 
+// Makes every OpenMP region of a call (page touching, COO->CSR) use the caller's thread count, then
+// restores the previous setting.
+class OmpThreadsScope {
+ public:
+  explicit OmpThreadsScope(int threads) : saved_(omp_get_max_threads()), active_(threads > 0) {
+    if (active_) omp_set_num_threads(threads);
+  }
+  ~OmpThreadsScope() {
+    if (active_) omp_set_num_threads(saved_);
+  }
+
+ private:
+  int saved_;
+  bool active_;
+};
+
 // Buffers sized without zero-filling: every slot is written before it is read.
 template <class T>
 struct RawArray {
@@ -529,6 +545,7 @@ struct RawArray {
 }  // namespace
 
 MmMatrix parse_matrix_market(std::string_view text, std::string_view source, const ReadOptions& opts) {
+  const OmpThreadsScope scope(opts.threads);
   const std::string src(source);
   const ParsedHeader ph = parse_header(text, src);
   const MmHeader& h = ph.header;
@@ -738,6 +755,7 @@ MmHeader read_matrix_market_header(const std::string& path) {
 }
 
 Csr<double> load_matrix(const std::string& path, MmHeader* header_out, const ReadOptions& opts) {
+  const OmpThreadsScope scope(opts.threads);
   if (is_spkb_file(path)) return read_spkb(path, header_out);
   MmMatrix m = read_matrix_market(path, opts);
   if (header_out) *header_out = m.header;
