@@ -551,6 +551,9 @@ MmMatrix parse_matrix_market(std::string_view text, std::string_view source, con
   const MmHeader& h = ph.header;
   const int threads = resolve_threads(opts.threads);
   const std::int64_t declared = h.stored_entries;
+  // For slot arithmetic only (a declared count near 2^63 must not overflow declared + 1 or 2 x declared;
+  // slots are bounded by the file's lines anyway).
+  const std::int64_t declared_bound = std::min<std::int64_t>(declared, std::int64_t(1) << 60);
 
   // Cut the body into chunks at line boundaries.
   const std::size_t body_begin = ph.body_offset, body_end = text.size();
@@ -591,7 +594,7 @@ MmMatrix parse_matrix_market(std::string_view text, std::string_view source, con
     line += c.newlines;
     // A chunk cannot hold more entries than lines; nor more than declared + 1 (one extra proves the error).
     const bool unterminated_last = c.end > c.begin && text[c.end - 1] != '\n';
-    c.capacity = std::min<std::int64_t>(c.newlines + (unterminated_last ? 1 : 0), declared + 1);
+    c.capacity = std::min<std::int64_t>(c.newlines + (unterminated_last ? 1 : 0), declared_bound + 1);
     c.slot = slot;
     slot += c.capacity;
   }
@@ -608,7 +611,7 @@ MmMatrix parse_matrix_market(std::string_view text, std::string_view source, con
   const std::int64_t fill = std::max<std::int64_t>(total_capacity, 0);
   // Room for the mirrored entries too, so expansion does not move the arrays.
   const std::size_t room = static_cast<std::size_t>(
-      opts.expand_symmetry && h.symmetry != MmSymmetry::general ? std::min<std::int64_t>(2 * fill, 2 * declared) : fill);
+      opts.expand_symmetry && h.symmetry != MmSymmetry::general ? std::min<std::int64_t>(2 * fill, 2 * declared_bound) : fill);
   auto size_arrays = [&](auto& v) {
     if (room > static_cast<std::size_t>(fill)) {
       v.reserve(std::max(room, static_cast<std::size_t>(fill)));

@@ -170,6 +170,8 @@ INSTANTIATE_TEST_SUITE_P(
         BadCase{"size_overflow_int64", B + "99999999999999999999 3 1\n", "overflows a 64-bit integer", 2},
         BadCase{"size_over_int32", B + "3000000000 3000000000 1\n1 1 1\n", "32-bit indices", 2},
         BadCase{"size_array_huge", "%%MatrixMarket matrix array real general\n2147483648 2\n", "32-bit indices", 2},
+        BadCase{"nnz_int64_max", B + "3 3 9223372036854775807\n1 1 1\n", "file ends after 1 of the 9223372036854775807", 4},
+        BadCase{"sym_nnz_int64_max", "%%MatrixMarket matrix coordinate real symmetric\n3 3 9223372036854775807\n1 1 1\n", "file ends after 1 of", 4},
         BadCase{"nnz_overflow", B + "3 3 99999999999999999999\n", "overflows a 64-bit integer", 2},
         BadCase{"symmetric_not_square", "%%MatrixMarket matrix coordinate real symmetric\n3 4 0\n", "must be square", 2},
         BadCase{"fewer_entries", B + "3 3 3\n1 1 1\n2 2 2\n", "file ends after 2 of the 3 entries", 5},
