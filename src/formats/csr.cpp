@@ -162,7 +162,7 @@ struct Triple {
 //     then every row is sorted by column and its duplicates summed in input order.
 // The result is deterministic for any thread count. 64-bit offsets throughout.
 template <class T>
-Csr<T> bucket_sort_to_csr(const Coo<T>& coo, bool sum_duplicates, int threads) {
+Csr<T> bucket_sort_to_csr(const Coo<T>& coo, bool sum_duplicates, int threads, Coo<T>* consumable) {
   const std::int64_t nnz = coo.nnz(), rows = coo.rows;
   Csr<T> csr;
   csr.rows = coo.rows;
@@ -174,8 +174,9 @@ Csr<T> bucket_sort_to_csr(const Coo<T>& coo, bool sum_duplicates, int threads) {
 
   // Pass A: bucket counts per thread, bucket starts, then the stable scatter into `tmp`.
   std::vector<std::int64_t> cnt(static_cast<std::size_t>(st) * nb, 0), bucket_start(static_cast<std::size_t>(nb) + 1, 0);
-  std::vector<Triple<T>> tmp;
-  io_detail::resize_huge(tmp, static_cast<std::size_t>(nnz));
+  // Scratch without a zero-fill pass (every slot is written in pass A before pass B reads it).
+  std::unique_ptr<Triple<T>[]> tmp(nnz > 0 ? new Triple<T>[static_cast<std::size_t>(nnz)] : nullptr);
+  io_detail::advise_huge_pages(tmp.get(), static_cast<std::size_t>(nnz) * sizeof(Triple<T>));
   const std::int32_t* ri = coo.row_idx.data();
   const std::int32_t* ci = coo.col_idx.data();
   const T* vi = coo.values.data();
@@ -207,8 +208,16 @@ Csr<T> bucket_sort_to_csr(const Coo<T>& coo, bool sum_duplicates, int threads) {
 
   // Pass B: per bucket, counting sort by row into the CSR arrays, then sort and merge each row.
   io_detail::resize_huge(csr.row_ptr, static_cast<std::size_t>(rows) + 1);
-  io_detail::resize_huge(csr.col_idx, static_cast<std::size_t>(nnz));
-  io_detail::resize_huge(csr.values, static_cast<std::size_t>(nnz));
+  if (consumable) {
+    // The input is no longer read: its column and value arrays (already the right size, already
+    // faulted in) take the output.
+    csr.col_idx = std::move(consumable->col_idx);
+    csr.values = std::move(consumable->values);
+    std::vector<std::int32_t>().swap(consumable->row_idx);
+  } else {
+    io_detail::resize_huge(csr.col_idx, static_cast<std::size_t>(nnz));
+    io_detail::resize_huge(csr.values, static_cast<std::size_t>(nnz));
+  }
   std::int32_t* cols = csr.col_idx.data();
   T* vals = csr.values.data();
   std::vector<std::int64_t> new_len(static_cast<std::size_t>(rows) + 1, 0);
@@ -240,8 +249,7 @@ Csr<T> bucket_sort_to_csr(const Coo<T>& coo, bool sum_duplicates, int threads) {
     }
   }
   csr.row_ptr[rows] = nnz;
-  tmp.clear();
-  tmp.shrink_to_fit();
+  tmp.reset();
   if (!any_merged) return csr;
 
   // Close the gaps left by merged duplicates.
@@ -292,7 +300,7 @@ Csr<T> coo_to_csr_impl(const Coo<T>& coo, bool sum_duplicates, Coo<T>* consumabl
     }
     return csr;
   }
-  return bucket_sort_to_csr(coo, sum_duplicates, threads);
+  return bucket_sort_to_csr(coo, sum_duplicates, threads, consumable);
 }
 
 }  // namespace

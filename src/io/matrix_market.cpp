@@ -518,6 +518,22 @@ ChunkParser chunk_parser(const MmHeader& h) {
 
 int resolve_threads(int t) { return t > 0 ? t : omp_get_max_threads(); }
 
+// Makes every OpenMP region of a call (page touching, COO->CSR) use the caller's thread count, then
+// restores the previous setting.
+class OmpThreadsScope {
+ public:
+  explicit OmpThreadsScope(int threads) : saved_(omp_get_max_threads()), active_(threads > 0) {
+    if (active_) omp_set_num_threads(threads);
+  }
+  ~OmpThreadsScope() {
+    if (active_) omp_set_num_threads(saved_);
+  }
+
+ private:
+  int saved_;
+  bool active_;
+};
+
 // Buffers sized without zero-filling: every slot is written before it is read.
 template <class T>
 struct RawArray {
@@ -529,11 +545,15 @@ struct RawArray {
 }  // namespace
 
 MmMatrix parse_matrix_market(std::string_view text, std::string_view source, const ReadOptions& opts) {
+  const OmpThreadsScope scope(opts.threads);
   const std::string src(source);
   const ParsedHeader ph = parse_header(text, src);
   const MmHeader& h = ph.header;
   const int threads = resolve_threads(opts.threads);
   const std::int64_t declared = h.stored_entries;
+  // For slot arithmetic only (a declared count near 2^63 must not overflow declared + 1 or 2 x declared;
+  // slots are bounded by the file's lines anyway).
+  const std::int64_t declared_bound = std::min<std::int64_t>(declared, std::int64_t(1) << 60);
 
   // Cut the body into chunks at line boundaries.
   const std::size_t body_begin = ph.body_offset, body_end = text.size();
@@ -574,7 +594,7 @@ MmMatrix parse_matrix_market(std::string_view text, std::string_view source, con
     line += c.newlines;
     // A chunk cannot hold more entries than lines; nor more than declared + 1 (one extra proves the error).
     const bool unterminated_last = c.end > c.begin && text[c.end - 1] != '\n';
-    c.capacity = std::min<std::int64_t>(c.newlines + (unterminated_last ? 1 : 0), declared + 1);
+    c.capacity = std::min<std::int64_t>(c.newlines + (unterminated_last ? 1 : 0), declared_bound + 1);
     c.slot = slot;
     slot += c.capacity;
   }
@@ -591,7 +611,7 @@ MmMatrix parse_matrix_market(std::string_view text, std::string_view source, con
   const std::int64_t fill = std::max<std::int64_t>(total_capacity, 0);
   // Room for the mirrored entries too, so expansion does not move the arrays.
   const std::size_t room = static_cast<std::size_t>(
-      opts.expand_symmetry && h.symmetry != MmSymmetry::general ? std::min<std::int64_t>(2 * fill, 2 * declared) : fill);
+      opts.expand_symmetry && h.symmetry != MmSymmetry::general ? std::min<std::int64_t>(2 * fill, 2 * declared_bound) : fill);
   auto size_arrays = [&](auto& v) {
     if (room > static_cast<std::size_t>(fill)) {
       v.reserve(std::max(room, static_cast<std::size_t>(fill)));
@@ -738,6 +758,7 @@ MmHeader read_matrix_market_header(const std::string& path) {
 }
 
 Csr<double> load_matrix(const std::string& path, MmHeader* header_out, const ReadOptions& opts) {
+  const OmpThreadsScope scope(opts.threads);
   if (is_spkb_file(path)) return read_spkb(path, header_out);
   MmMatrix m = read_matrix_market(path, opts);
   if (header_out) *header_out = m.header;

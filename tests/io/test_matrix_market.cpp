@@ -170,6 +170,8 @@ INSTANTIATE_TEST_SUITE_P(
         BadCase{"size_overflow_int64", B + "99999999999999999999 3 1\n", "overflows a 64-bit integer", 2},
         BadCase{"size_over_int32", B + "3000000000 3000000000 1\n1 1 1\n", "32-bit indices", 2},
         BadCase{"size_array_huge", "%%MatrixMarket matrix array real general\n2147483648 2\n", "32-bit indices", 2},
+        BadCase{"nnz_int64_max", B + "3 3 9223372036854775807\n1 1 1\n", "file ends after 1 of the 9223372036854775807", 4},
+        BadCase{"sym_nnz_int64_max", "%%MatrixMarket matrix coordinate real symmetric\n3 3 9223372036854775807\n1 1 1\n", "file ends after 1 of", 4},
         BadCase{"nnz_overflow", B + "3 3 99999999999999999999\n", "overflows a 64-bit integer", 2},
         BadCase{"symmetric_not_square", "%%MatrixMarket matrix coordinate real symmetric\n3 4 0\n", "must be square", 2},
         BadCase{"fewer_entries", B + "3 3 3\n1 1 1\n2 2 2\n", "file ends after 2 of the 3 entries", 5},
@@ -659,4 +661,32 @@ TEST(MatrixMarketRead, ValuesReadBackBitExact) {
     std::memcpy(&b, &want, 8);
     ASSERT_EQ(a, b) << "'" << texts[k] << "' read as " << m.coo.values[k];
   }
+}
+
+// load_matrix takes over the parsed arrays (the consuming conversion): on a file in random order with
+// duplicates it must give what the copying coo_to_csr gives, for several thread counts.
+TEST(MatrixMarketFiles, LoadMatrixOfAnUnsortedFileWithDuplicates) {
+  const std::uint64_t seed = seed_now();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::mt19937_64 rng(seed);
+  const int rows = 3001, cols = 257, n = 120000;
+  std::string text = "%%MatrixMarket matrix coordinate integer general\n" + std::to_string(rows) + " " +
+                     std::to_string(cols) + " " + std::to_string(n) + "\n";
+  for (int k = 0; k < n; ++k) {
+    const int r = (rng() % 3 == 0) ? 7 : static_cast<int>(rng() % rows);  // one long row, many duplicates
+    text += std::to_string(r + 1) + " " + std::to_string(rng() % cols + 1) + " " +
+            std::to_string(static_cast<int>(rng() % 201) - 100) + "\n";
+  }
+  const fs::path p = scratch_dir() / "unsorted.mtx";
+  write_text(p, text);
+  const Csr<double> want = parse_csr(text, 1);
+  check_csr(want);
+  const int saved = omp_get_max_threads();
+  for (int t : {1, 2, 3}) {
+    omp_set_num_threads(t);
+    ReadOptions o;
+    o.threads = t;
+    expect_same(want, load_matrix(p.string(), nullptr, o));
+  }
+  omp_set_num_threads(saved);
 }
