@@ -97,6 +97,24 @@ int main(int argc, char** argv) {
       e.ms.push_back(std::chrono::duration<double, std::milli>(clk::now() - t1).count());
       e.cpu_ms.push_back(cpu_ms_now() - c0);
     }
+  // Per round, each kernel's time over MKL's time in the same round (when ref.mkl.csr ran): the
+  // median of these ratios is robust to the background load drifting between rounds.
+  const Entry* mkl = nullptr;
+  for (auto& e : entries)
+    if (e.k->name == "ref.mkl.csr") mkl = &e;
+  std::vector<double> ratio_to_mkl(entries.size(), 0.0);
+  if (mkl)
+    for (std::size_t i = 0; i < entries.size(); ++i) {
+      std::vector<double> r;
+      for (int q = 0; q < reps; ++q) r.push_back(entries[i].ms[q] / mkl->ms[q]);
+      std::sort(r.begin(), r.end());
+      ratio_to_mkl[i] = r[r.size() / 2];
+    }
+  std::size_t idx = 0;
+  for (auto& e : entries) {
+    if (mkl) std::printf("%-28s time / MKL time, median over rounds: %.3f\n", e.k->name.c_str(), ratio_to_mkl[idx]);
+    ++idx;
+  }
   for (auto& e : entries) {
     std::sort(e.ms.begin(), e.ms.end());
     std::sort(e.cpu_ms.begin(), e.cpu_ms.end());

@@ -25,8 +25,9 @@ inline __m512i load_idx16(const std::int32_t* c) { return _mm512_loadu_si512(c);
 inline __m512i load_idx16(const std::int16_t* c, __mmask16 m) { return _mm512_cvtepi16_epi32(_mm256_maskz_loadu_epi16(m, c)); }
 inline __m512i load_idx16(const std::int32_t* c, __mmask16 m) { return _mm512_maskz_loadu_epi32(m, c); }
 
-// Rows this short cost less as scalar code than a masked gather plus a horizontal reduction.
-constexpr int kScalarRow = 3;  // measured on the power-law matrix (docs/perf/cpu.md)
+// Rows this short cost less as scalar code than a masked gather plus a horizontal reduction; a higher
+// threshold helps power-law matrices but costs road networks (2-4 entries per row) branch mispredictions.
+constexpr int kScalarRow = 1;  // empty and 1-entry rows: A/B-measured on powerlaw and road (docs/perf/cpu.md)
 template <class T, class Col>
 inline T scalar_row_dot(const T* val, const Col* col, std::int64_t b, std::int64_t e, std::int32_t base, const T* x) {
   T sum = 0;
