@@ -38,7 +38,7 @@ static double read_bandwidth(int threads) {
   for (int rep = 0; rep < 5; ++rep) {
     auto t0 = clk::now();
     double s = 0;
-#pragma omp parallel for num_threads(threads) schedule(static) reduction(+ : s)
+#pragma omp parallel for simd num_threads(threads) schedule(static) reduction(+ : s)
     for (std::size_t i = 0; i < n; ++i) s += a[i];
     best = std::min(best, std::chrono::duration<double>(clk::now() - t0).count());
     sink += s;
@@ -59,7 +59,13 @@ int main(int argc, char** argv) {
   const std::string globs = argc > 5 ? argv[5] : "cpu.csr.omp.*";
   if (argc > 6) { g.points = std::atoi(argv[6]); g.per_row = std::atoi(argv[6]); }
   auto t0 = clk::now();
-  const Csr<double> a = generate(g);
+  Csr<double> a = generate(g);
+  if (std::getenv("BENCH_UNSYMMETRIC")) {  // break numerical symmetry: scale the strict upper triangle
+    for (std::int64_t i = 0; i < a.rows; ++i)
+      for (std::int64_t k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k)
+        if (a.col_idx[k] > i) a.values[k] *= 1.0009765625;
+    std::printf("(values of the strict upper triangle scaled: numerically unsymmetric)\n");
+  }
   std::printf("matrix %s n=%lld: %lld x %lld, nnz %lld (generated in %.1f s)\n", argv[1], (long long)g.n,
               (long long)a.rows, (long long)a.cols, (long long)a.nnz(),
               std::chrono::duration<double>(clk::now() - t0).count());
@@ -97,6 +103,24 @@ int main(int argc, char** argv) {
       e.ms.push_back(std::chrono::duration<double, std::milli>(clk::now() - t1).count());
       e.cpu_ms.push_back(cpu_ms_now() - c0);
     }
+  // Per round, each kernel's time over MKL's time in the same round (when ref.mkl.csr ran): the
+  // median of these ratios is robust to the background load drifting between rounds.
+  const Entry* mkl = nullptr;
+  for (auto& e : entries)
+    if (e.k->name == "ref.mkl.csr") mkl = &e;
+  std::vector<double> ratio_to_mkl(entries.size(), 0.0);
+  if (mkl)
+    for (std::size_t i = 0; i < entries.size(); ++i) {
+      std::vector<double> r;
+      for (int q = 0; q < reps; ++q) r.push_back(entries[i].ms[q] / mkl->ms[q]);
+      std::sort(r.begin(), r.end());
+      ratio_to_mkl[i] = r[r.size() / 2];
+    }
+  std::size_t idx = 0;
+  for (auto& e : entries) {
+    if (mkl) std::printf("%-28s time / MKL time, median over rounds: %.3f\n", e.k->name.c_str(), ratio_to_mkl[idx]);
+    ++idx;
+  }
   for (auto& e : entries) {
     std::sort(e.ms.begin(), e.ms.end());
     std::sort(e.cpu_ms.begin(), e.cpu_ms.end());

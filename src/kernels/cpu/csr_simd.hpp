@@ -3,6 +3,11 @@
 // masked step for the row's tail, so short rows (7, 27 entries) never fall into a scalar remainder
 // loop (the compiler's `omp simd` version runs 16 elements per iteration, then up to 15 scalar ones).
 // Column indices are 32-bit absolute or 16-bit relative to `base` (the row index).
+// GCC 12's AVX-512 intrinsics start from an undefined vector and trip -Wmaybe-uninitialized in
+// every caller (a known false positive); silence it for this file only.
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
 #include <immintrin.h>
 
 #include <cstdint>
@@ -25,8 +30,9 @@ inline __m512i load_idx16(const std::int32_t* c) { return _mm512_loadu_si512(c);
 inline __m512i load_idx16(const std::int16_t* c, __mmask16 m) { return _mm512_cvtepi16_epi32(_mm256_maskz_loadu_epi16(m, c)); }
 inline __m512i load_idx16(const std::int32_t* c, __mmask16 m) { return _mm512_maskz_loadu_epi32(m, c); }
 
-// Rows this short cost less as scalar code than a masked gather plus a horizontal reduction.
-constexpr int kScalarRow = 3;  // measured on the power-law matrix (docs/perf/cpu.md)
+// Rows this short cost less as scalar code than a masked gather plus a horizontal reduction; a higher
+// threshold helps power-law matrices but costs road networks (2-4 entries per row) branch mispredictions.
+constexpr int kScalarRow = 1;  // empty and 1-entry rows: A/B-measured on powerlaw and road (docs/perf/cpu.md)
 template <class T, class Col>
 inline T scalar_row_dot(const T* val, const Col* col, std::int64_t b, std::int64_t e, std::int32_t base, const T* x) {
   T sum = 0;
