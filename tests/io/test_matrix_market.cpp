@@ -30,13 +30,19 @@ namespace {
 
 std::uint64_t seed_now() { return std::random_device{}() * 2654435761ULL + 12345; }
 
+// A per-process scratch directory, removed when the test binary exits.
+struct ScratchDir {
+  fs::path path = fs::temp_directory_path() / ("spkit_io_test_" + std::to_string(::getpid()));
+  ScratchDir() { fs::create_directories(path); }
+  ~ScratchDir() {
+    std::error_code ec;
+    fs::remove_all(path, ec);
+  }
+};
+
 fs::path scratch_dir() {
-  static const fs::path dir = [] {
-    fs::path d = fs::temp_directory_path() / ("spkit_io_test_" + std::to_string(::getpid()));
-    fs::create_directories(d);
-    return d;
-  }();
-  return dir;
+  static const ScratchDir dir;
+  return dir.path;
 }
 
 void write_text(const fs::path& p, const std::string& s) {
