@@ -134,8 +134,10 @@ class CsrSpkit : public CpuSpmvPlan<T> {
       }
     rel16_ = fits16;
     if (build_diagonal(a)) return;
-    // Merge-path split: share p starts at diagonal p * (rows + nnz) / parts.
-    parts_ = threads_;
+    // Merge-path split: share p starts at diagonal p * (rows + nnz) / parts. With several threads,
+    // kSharesPerThread shares each, handed out dynamically: equal non-zeros are not equal time when
+    // gathers from x miss the cache unevenly (random and power-law matrices on many cores).
+    parts_ = threads_ == 1 ? 1 : threads_ * kSharesPerThread;
     row_begin_.resize(parts_ + 1);
     nz_begin_.resize(parts_ + 1);
     for (int p = 0; p <= parts_; ++p) {
@@ -203,6 +205,7 @@ class CsrSpkit : public CpuSpmvPlan<T> {
 
  private:
   static constexpr std::size_t kPad = 64 / sizeof(T);  // one carry per cache line
+  static constexpr int kSharesPerThread = 8;
   // Diagonal path: rows per tile. One tile is one register block, and its diagonals lie one after the
   // other in memory, so the values are a single sequential stream (prefetcher-friendly).
   static constexpr std::int64_t kTileRows = 64;
@@ -328,10 +331,8 @@ class CsrSpkit : public CpuSpmvPlan<T> {
   template <class Ptr, class Col>
   void run_with(const Ptr* __restrict ptr, const Col* __restrict col, const T* __restrict x, T* __restrict y) {
     const T* __restrict val = val_.data();
-#pragma omp parallel num_threads(threads_)
-    {
-      const int nt = omp_get_num_threads();
-      for (int p = omp_get_thread_num(); p < parts_; p += nt) {
+#pragma omp parallel for num_threads(threads_) schedule(dynamic, 1)
+      for (int p = 0; p < parts_; ++p) {
         std::int64_t j = nz_begin_[p];
         const std::int64_t i_end = row_begin_[p + 1], j_end = nz_begin_[p + 1];
         for (std::int64_t i = row_begin_[p]; i < i_end; ++i) {
@@ -341,7 +342,6 @@ class CsrSpkit : public CpuSpmvPlan<T> {
         }
         carry_[p * kPad] = j < j_end ? dot(val, col, j, j_end, i_end, x) : T(0);
       }
-    }
     for (int p = 0; p < parts_; ++p)
       if (row_begin_[p + 1] < rows_) y[row_begin_[p + 1]] += carry_[p * kPad];
   }
