@@ -75,15 +75,8 @@ __global__ void csr_vector_shared_kernel(std::int64_t rows, const std::int64_t* 
   const int lane = threadIdx.x;
   T sum = 0;
   for (std::int64_t j = row_ptr[row] + lane; j < row_ptr[row + 1]; j += kWarp) sum += values[j] * x[col_idx[j]];
-  T* mine = shared_sum + threadIdx.y * kWarp;
-  mine[lane] = sum;
-  __syncwarp();
-#pragma unroll
-  for (int offset = kWarp / 2; offset > 0; offset /= 2) {
-    if (lane < offset) mine[lane] += mine[lane + offset];
-    __syncwarp();
-  }
-  if (lane == 0) y[row] = mine[0];
+  sum = shared_warp_sum(shared_sum + threadIdx.y * kWarp, lane, sum);
+  if (lane == 0) y[row] = sum;
 }
 
 // Seed 000 kernel 3: partial sums staged in a 2-D shared array [warp][lane], read back and reduced

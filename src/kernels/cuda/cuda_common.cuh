@@ -187,4 +187,18 @@ __device__ __forceinline__ T group_sum(T v) {
   return v;
 }
 
+// Warp sum through the warp's own 32-element slice of shared memory (seed 000's shared-memory
+// reduction, kept as the seed wrote it for comparison with the shuffle); valid in lane 0.
+template <class T>
+__device__ __forceinline__ T shared_warp_sum(T* slice, int lane, T v) {
+  slice[lane] = v;
+  __syncwarp();
+#pragma unroll
+  for (int offset = 16; offset > 0; offset /= 2) {
+    if (lane < offset) slice[lane] += slice[lane + offset];
+    __syncwarp();
+  }
+  return slice[0];
+}
+
 }  // namespace spkit::cuda

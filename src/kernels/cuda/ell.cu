@@ -5,24 +5,12 @@
 #include <string>
 
 #include "kernels/cuda/cuda_common.cuh"
+#include "kernels/cuda/ell_kernel.cuh"
 #include "spkit/formats/ell.hpp"
 #include "spkit/kernel.hpp"
 
 namespace spkit::cuda {
 namespace {
-
-template <class T>
-__global__ void ell_col_major_kernel(std::int64_t rows, std::int64_t width, const std::int32_t* __restrict__ col_idx,
-                                     const T* __restrict__ values, const T* __restrict__ x, T* __restrict__ y) {
-  const std::int64_t row = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (row >= rows) return;
-  T sum = 0;
-  for (std::int64_t k = 0; k < width; ++k) {
-    const std::int64_t at = k * rows + row;
-    sum += values[at] * x[col_idx[at]];  // padding: value 0 at a valid column
-  }
-  y[row] = sum;
-}
 
 template <class T>
 class EllColMajorPlan : public CudaSpmvPlan<T> {

@@ -86,15 +86,8 @@ __global__ void hll_warp_row_kernel(std::int64_t rows, int hack_size, const std:
     sum = group_sum<kWarp>(sum);
     if (lane == 0) y[row] = sum;
   } else {
-    T* mine = reinterpret_cast<T*>(smem_raw) + threadIdx.y * kWarp;
-    mine[lane] = sum;
-    __syncwarp();
-#pragma unroll
-    for (int offset = kWarp / 2; offset > 0; offset /= 2) {
-      if (lane < offset) mine[lane] += mine[lane + offset];
-      __syncwarp();
-    }
-    if (lane == 0) y[row] = mine[0];
+    sum = shared_warp_sum(reinterpret_cast<T*>(smem_raw) + threadIdx.y * kWarp, lane, sum);
+    if (lane == 0) y[row] = sum;
   }
 }
 

@@ -6,24 +6,12 @@
 #include <string>
 
 #include "kernels/cuda/cuda_common.cuh"
+#include "kernels/cuda/ell_kernel.cuh"
 #include "spkit/formats/hyb.hpp"
 #include "spkit/kernel.hpp"
 
 namespace spkit::cuda {
 namespace {
-
-template <class T>
-__global__ void hyb_ell_kernel(std::int64_t rows, std::int64_t width, const std::int32_t* __restrict__ col_idx,
-                               const T* __restrict__ values, const T* __restrict__ x, T* __restrict__ y) {
-  const std::int64_t row = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (row >= rows) return;
-  T sum = 0;
-  for (std::int64_t k = 0; k < width; ++k) {
-    const std::int64_t at = k * rows + row;
-    sum += values[at] * x[col_idx[at]];
-  }
-  y[row] = sum;
-}
 
 // Segmented suffix sums inside the warp: after the loop, the first lane of each run of equal rows
 // holds the run's sum (runs are contiguous because the COO part is sorted by row).
@@ -70,8 +58,8 @@ class HybPlan : public CudaSpmvPlan<T> {
   void run(const T* x, T* y) override {
     if (this->handle_trivial(y)) return;
     if (width_ > 0) {
-      hyb_ell_kernel<T><<<ell_launch_.grid, ell_launch_.block>>>(this->rows_, width_, ell_col_.get(), ell_val_.get(), x, y);
-      SPKIT_LAUNCH_CHECK("hyb_ell_kernel");
+      ell_col_major_kernel<T><<<ell_launch_.grid, ell_launch_.block>>>(this->rows_, width_, ell_col_.get(), ell_val_.get(), x, y);
+      SPKIT_LAUNCH_CHECK("ell_col_major_kernel");
     } else {
       this->zero_output(y);
     }
