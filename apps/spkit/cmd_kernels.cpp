@@ -28,7 +28,7 @@ void add_kernels_command(CLI::App& app) {
     for (const auto& k : all)
       std::printf("%-32s %-9s %-7s %-8s %s\n", k.name.c_str(), std::string(to_string(k.format)).c_str(),
                   std::string(to_string(k.backend)).c_str(),
-                  k.comparison ? "baseline" : (k.parallel ? "parallel" : "serial"), k.description.c_str());
+                  k.comparison ? "baseline" : k.backend == Backend::cuda ? "gpu" : (k.parallel ? "openmp" : "serial"), k.description.c_str());
   });
 }
 

@@ -44,6 +44,8 @@ std::vector<double> random_x(std::int64_t n, std::uint64_t seed) {
 
 namespace {
 
+constexpr int kMinGpuReps = 30;
+
 bool is_cusparse(const KernelInfo& k) { return k.name.rfind("cuda.cusparse.", 0) == 0; }
 
 // The kernel a CPU kernel's speedup is measured against: the first cpu.<format>.serial* kernel;
@@ -141,6 +143,9 @@ SpmvResult run_cell(const Csr<double>& a, const Csr<T>& a_t, const std::vector<T
   std::vector<T> y(static_cast<std::size_t>(a.rows), std::numeric_limits<T>::quiet_NaN());
   TimingOptions timing = opts.timing;
   timing.flush_cache = cell.flush;
+  // GPU medians need many samples (launch jitter is large against sub-millisecond kernels) and they
+  // are cheap: never fewer than kMinGpuReps, whatever the CPU-oriented default.
+  if (k.backend == Backend::cuda) timing.reps = std::max(timing.reps, kMinGpuReps);
   std::vector<double> ms;
   try {
     ms = plan->time(x_t.data(), y.data(), timing);
