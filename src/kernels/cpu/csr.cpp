@@ -179,6 +179,7 @@ class CsrSpkit : public CpuSpmvPlan<T> {
   }
 
   void run(const T* x, T* y) override {
+    if (sym_) return run_symmetric(x, y);
     if (dia_) return run_diagonal(x, y);
     if (narrow_ptr_) {
       if (rel16_) run_with(ptr32_.data(), col16_.data(), x, y); else run_with(ptr32_.data(), col32_.data(), x, y);
@@ -188,6 +189,9 @@ class CsrSpkit : public CpuSpmvPlan<T> {
   }
 
   std::uint64_t bytes_moved() const override {
+    if (sym_)
+      return half_val_.size() * sizeof(T) + half_off_.size() * sizeof(std::int64_t) +
+             static_cast<std::uint64_t>(rows_ + cols_) * sizeof(T);
     if (dia_)
       return dia_val_.size() * sizeof(T) + diag_off_.size() * sizeof(std::int64_t) +
              static_cast<std::uint64_t>(rows_ + cols_) * sizeof(T);
@@ -196,6 +200,9 @@ class CsrSpkit : public CpuSpmvPlan<T> {
            static_cast<std::uint64_t>(rows_ + cols_) * sizeof(T);
   }
   std::string detail() const override {
+    if (sym_)
+      return "symmetric diagonal path: " + std::to_string(half_off_.size()) + " of " +
+             std::to_string(2 * half_off_.size() - 1) + " diagonals stored";
     if (dia_)
       return "diagonal path: " + std::to_string(diag_off_.size()) + " diagonals, padding " +
              cpu::percent(static_cast<double>(dia_val_.size() - nnz_), static_cast<double>(dia_val_.size()));
@@ -250,6 +257,7 @@ class CsrSpkit : public CpuSpmvPlan<T> {
     const double dia_bytes = static_cast<double>(nd) * static_cast<double>(tiles * kTileRows) * sizeof(T);
     const double csr_bytes = static_cast<double>(rows_ + 1) * (narrow_ptr_ ? 4 : 8) +
                              static_cast<double>(nnz_) * ((rel16_ ? 2 : 4) + sizeof(T));
+    if (build_symmetric(a, offs, csr_bytes)) return true;
     if (dia_bytes >= 0.95 * csr_bytes) return false;
     dia_ = true;
     diag_off_ = std::move(offs);
@@ -270,6 +278,96 @@ class CsrSpkit : public CpuSpmvPlan<T> {
       }
     }
     return true;
+  }
+
+  // Symmetric diagonal path. A square matrix whose diagonal offsets and values are symmetric
+  // (a_ij == a_ji exactly, e.g. Laplacians and FEM stiffness matrices) needs only its diagonals d >= 0:
+  // row i reads a_{i,i+d} from diagonal d at i and a_{i,i-d} = a_{i-d,i} from diagonal d at i - d. The
+  // second read was streamed from memory a few tiles earlier and comes back from cache, so memory
+  // carries about half the values. Each row still computes its own y (pull), so threads never
+  // write the same element. Returns whether it was built.
+  bool build_symmetric(const Csr<T>& a, const std::vector<std::int64_t>& offs, double csr_bytes) {
+    if (rows_ != cols_ || offs.empty() || offs.front() != -offs.back()) return false;
+    const double half_bytes = static_cast<double>(offs.size() / 2 + 1) * static_cast<double>(rows_) * sizeof(T);
+    if (half_bytes >= 0.95 * csr_bytes) return false;
+    for (std::size_t k = 0; k < offs.size(); ++k)
+      if (offs[k] != -offs[offs.size() - 1 - k]) return false;
+    const std::int64_t rows = rows_;
+    bool symmetric = true;
+#pragma omp parallel for num_threads(threads_) schedule(static) reduction(&& : symmetric)
+    for (std::int64_t i = 0; i < rows; ++i) {
+      if (!symmetric) continue;
+      for (std::int64_t k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k) {
+        const std::int64_t j = a.col_idx[k];
+        if (j <= i) continue;
+        const auto* b = a.col_idx.data() + a.row_ptr[j];
+        const auto* e = a.col_idx.data() + a.row_ptr[j + 1];
+        const auto* hit = std::lower_bound(b, e, static_cast<std::int32_t>(i));
+        if (hit == e || *hit != i || !(a.values[hit - a.col_idx.data()] == a.values[k])) {
+          symmetric = false;
+          break;
+        }
+      }
+    }
+    if (!symmetric) return false;
+    half_off_.assign(offs.begin() + static_cast<std::ptrdiff_t>(offs.size() / 2), offs.end());
+    const std::int64_t nh = static_cast<std::int64_t>(half_off_.size());
+    half_val_ = cpu::FirstTouchArray<T>(static_cast<std::size_t>(nh * rows));
+    const std::int64_t tiles = (rows + kTileRows - 1) / kTileRows;
+    // Same static schedule over tiles as run_symmetric: each value first touched by its reader.
+#pragma omp parallel for num_threads(threads_) schedule(static)
+    for (std::int64_t t = 0; t < tiles; ++t) {
+      const std::int64_t r0 = t * kTileRows, r1 = std::min(rows, r0 + kTileRows);
+      for (std::int64_t h = 0; h < nh; ++h)
+        for (std::int64_t i = r0; i < r1; ++i) half_val_[h * rows + i] = T(0);
+      for (std::int64_t i = r0; i < r1; ++i) {
+        std::int64_t h = 0;
+        for (std::int64_t k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k) {
+          const std::int64_t d = a.col_idx[k] - i;
+          if (d < 0) continue;
+          while (half_off_[h] < d) ++h;
+          half_val_[h * rows + i] = a.values[k];
+        }
+      }
+    }
+    tiles_ = tiles;
+    sym_ = true;
+    return true;
+  }
+
+  void run_symmetric(const T* __restrict x, T* __restrict y) {
+    const std::int64_t nh = static_cast<std::int64_t>(half_off_.size()), rows = rows_;
+    const std::int64_t* offs = half_off_.data();
+    const std::int64_t reach = offs[nh - 1];
+    const T* __restrict val = half_val_.data();
+#pragma omp parallel for num_threads(threads_) schedule(static)
+    for (std::int64_t t = 0; t < tiles_; ++t) {
+      const std::int64_t r0 = t * kTileRows, n = std::min(kTileRows, rows - r0);
+      alignas(64) T acc[kTileRows];
+      if (n == kTileRows && r0 - reach >= 0 && r0 + kTileRows - 1 + reach < rows) {
+        // Interior tile: every diagonal in range for every row, no bounds.
+#pragma omp simd
+        for (int q = 0; q < kTileRows; ++q) acc[q] = val[r0 + q] * x[r0 + q];
+        for (std::int64_t h = 1; h < nh; ++h) {
+          const std::int64_t d = offs[h];
+          const T* __restrict v = val + h * rows;
+#pragma omp simd
+          for (int q = 0; q < kTileRows; ++q)
+            acc[q] += v[r0 + q] * x[r0 + q + d] + v[r0 + q - d] * x[r0 + q - d];
+        }
+      } else {
+        for (std::int64_t r = 0; r < n; ++r) acc[r] = val[r0 + r] * x[r0 + r];
+        for (std::int64_t h = 1; h < nh; ++h) {
+          const std::int64_t d = offs[h];
+          const T* __restrict v = val + h * rows;
+          const std::int64_t upper_end = std::min(n, rows - d - r0);  // rows with column r + d inside
+          for (std::int64_t r = 0; r < upper_end; ++r) acc[r] += v[r0 + r] * x[r0 + r + d];
+          for (std::int64_t r = std::max<std::int64_t>(0, d - r0); r < n; ++r)  // rows with r - d >= 0
+            acc[r] += v[r0 + r - d] * x[r0 + r - d];
+        }
+      }
+      for (std::int64_t r = 0; r < n; ++r) y[r0 + r] = acc[r];
+    }
   }
 
   void run_diagonal(const T* __restrict x, T* __restrict y) {
@@ -350,6 +448,9 @@ class CsrSpkit : public CpuSpmvPlan<T> {
   std::int64_t rows_, cols_, nnz_;
   bool narrow_ptr_ = false, rel16_ = false;
   bool dia_ = false;
+  bool sym_ = false;
+  std::vector<std::int64_t> half_off_;  // diagonal offsets >= 0 of the symmetric path, ascending
+  cpu::FirstTouchArray<T> half_val_;    // [diagonal][row]: a_{i, i + half_off_[h]} at h * rows + i
   std::int64_t tiles_ = 0;
   std::vector<std::int64_t> diag_off_;
   cpu::FirstTouchArray<T> dia_val_;

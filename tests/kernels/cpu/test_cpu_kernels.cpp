@@ -4,12 +4,14 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <random>
 #include <string>
 
 #include "common/test_matrices.hpp"
 #include "kernels/cpu/cpu_common.hpp"
+#include "spkit/formats/csr.hpp"
 #include "spkit/gen.hpp"
 #include "spkit/kernel.hpp"
 #include "spkit/validate.hpp"
@@ -134,6 +136,64 @@ TEST(CpuSpkitKernel, DiagonalPathOnStencilsBandsAndClippedDiagonals) {
   PlanOptions po;
   po.threads = 2;
   expect_valid<double>("cpu.csr.omp.spkit", random_csr(6000, 3000, 10, tall), po);
+}
+
+// Diagonals 0, +-1, +-5, +-67, +-130 on n rows with a_ij == a_ji exactly (random values): few enough
+// diagonals for the diagonal path, and reaching past one 64-row tile.
+Csr<double> symmetric_band(std::int64_t n, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> val(0.25, 1.0);
+  Coo<double> coo;
+  coo.rows = coo.cols = n;
+  for (std::int64_t i = 0; i < n; ++i)
+    for (std::int64_t d : {0, 1, 5, 67, 130}) {
+      const std::int64_t j = i + d;
+      if (j >= n) continue;
+      const double v = val(rng);
+      coo.row_idx.push_back(static_cast<std::int32_t>(i));
+      coo.col_idx.push_back(static_cast<std::int32_t>(j));
+      coo.values.push_back(v);
+      if (j != i) {
+        coo.row_idx.push_back(static_cast<std::int32_t>(j));
+        coo.col_idx.push_back(static_cast<std::int32_t>(i));
+        coo.values.push_back(v);
+      }
+    }
+  return coo_to_csr(coo);
+}
+
+TEST(CpuSpkitKernel, SymmetricDiagonalPathOnlyForExactlySymmetricMatrices) {
+  auto detail_of = [](const Csr<double>& a, int threads) {
+    PlanOptions po;
+    po.threads = threads;
+    std::string detail;
+    expect_valid<double>("cpu.csr.omp.spkit", a, po, &detail);
+    expect_valid<float>("cpu.csr.omp.spkit", a, po);
+    return detail;
+  };
+  // 5003 rows: last tile partial, diagonals clipped at both corners.
+  const auto sym = symmetric_band(5003, 31);
+  for (int th : {1, 2, 3}) EXPECT_NE(detail_of(sym, th).find("symmetric"), std::string::npos);
+  GenOptions g;
+  g.family = "lap3d";
+  g.n = 21;
+  g.points = 27;
+  EXPECT_NE(detail_of(generate(g), 2).find("symmetric diagonal path: 14 of 27"), std::string::npos);
+  // One value off by one ulp: the plain diagonal path, still correct.
+  auto skewed = sym;
+  skewed.values[skewed.row_ptr[100] + 1] = std::nextafter(skewed.values[skewed.row_ptr[100] + 1], 2.0);
+  const std::string d1 = detail_of(skewed, 3);
+  EXPECT_EQ(d1.find("symmetric"), std::string::npos) << d1;
+  EXPECT_NE(d1.find("diagonal path"), std::string::npos) << d1;
+  // One mirror entry missing (pattern no longer symmetric, offsets still are).
+  auto holed = sym;
+  holed.values[holed.row_ptr[200] + 1] = 0.0;  // keep the entry but break a_ij == a_ji
+  EXPECT_EQ(detail_of(holed, 2).find("symmetric"), std::string::npos);
+  std::vector<std::vector<std::int32_t>> rc(300);
+  for (int i = 0; i < 300; ++i)
+    for (int j = std::max(0, i - 2); j <= std::min(299, i + 2); ++j)
+      if (!(i == 150 && j == 151)) rc[i].push_back(j);
+  EXPECT_EQ(detail_of(random_csr(300, 300, 5, rc), 2).find("symmetric"), std::string::npos);
 }
 
 TEST(CpuHllKernels, HackSizesFromPlanOptions) {
