@@ -10,9 +10,9 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
 
 #include "commands.hpp"
+#include "spkit/bench/results.hpp"
 #include "spkit/bench/runner.hpp"
 #include "spkit/error.hpp"
 #include "spkit/io/matrix_market.hpp"
@@ -49,33 +49,6 @@ std::vector<int> parse_threads(const std::string& s) {
     out.push_back(static_cast<int>(v));
   }
   return out;
-}
-
-nlohmann::json to_json(const SpmvResult& r) {
-  return {{"kernel", r.kernel},
-          {"format", r.format},
-          {"backend", r.backend},
-          {"precision", r.precision},
-          {"threads", r.threads},
-          {"conversion_ms", r.conversion_ms},
-          {"median_ms", r.median_ms},
-          {"mean_ms", r.mean_ms},
-          {"min_ms", r.min_ms},
-          {"gflops", r.gflops},
-          {"gbytes_per_s", r.gbytes_per_s},
-          {"own_gbytes_per_s", r.own_gbytes_per_s},
-          {"speedup", r.speedup},
-          {"speedup_over", r.speedup_over},
-          {"efficiency", r.efficiency},
-          {"rel_l2_error", r.rel_l2_error},
-          {"max_abs_error", r.max_abs_error},
-          {"valid", r.valid},
-          {"status", r.status},
-          {"note", r.note},
-          {"comparison", r.comparison},
-          {"bytes_moved", r.bytes_moved},
-          {"l2_flushed", r.l2_flushed},
-          {"conversion_spmvs", r.median_ms > 0 ? r.conversion_ms / r.median_ms : 0.0}};
 }
 
 void print_table(const std::vector<SpmvResult>& rows) {
@@ -149,9 +122,7 @@ int run_spmv_command(const SpmvArgs& args) {
   const std::vector<SpmvResult> rows = run_spmv(a, opts);
 
   if (args.json) {
-    nlohmann::json out = nlohmann::json::array();
-    for (const auto& r : rows) out.push_back(to_json(r));
-    std::cout << out.dump(2) << "\n";
+    std::cout << bench::spmv_results_to_json(rows) << "\n";
   } else {
     print_table(rows);
   }

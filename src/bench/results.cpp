@@ -143,12 +143,9 @@ double machine_bandwidth(const MachineInfo& m, const std::string& backend) {
   return backend == "cuda" ? m.gpu_copy_gbs : m.cpu_read_gbs;
 }
 
-// One flat row: the spmv keys, then the matrix's statistics and parse throughput.
-json row_json(const BenchRow& row, const MatrixRecord* m, const MachineInfo& machine) {
-  const SpmvResult& r = row.result;
-  double bw = machine_bandwidth(machine, r.backend);
-  json j{{"matrix", row.matrix},
-         {"kernel", r.kernel},
+// The keys of one `spkit spmv` row (shared by `spkit spmv --json` and results.json).
+json spmv_row_json(const SpmvResult& r) {
+  return json{{"kernel", r.kernel},
          {"format", r.format},
          {"backend", r.backend},
          {"precision", r.precision},
@@ -164,7 +161,6 @@ json row_json(const BenchRow& row, const MatrixRecord* m, const MachineInfo& mac
          {"gflops", num(r.gflops)},
          {"gbytes_per_s", num(r.gbytes_per_s)},
          {"own_gbytes_per_s", num(r.own_gbytes_per_s)},
-         {"bandwidth_fraction", num(bw > 0 ? r.gbytes_per_s / bw : 0.0)},
          {"bytes_moved", r.bytes_moved},
          {"speedup", num(r.speedup)},
          {"speedup_over", r.speedup_over},
@@ -173,6 +169,15 @@ json row_json(const BenchRow& row, const MatrixRecord* m, const MachineInfo& mac
          {"rel_l2_error", num(r.rel_l2_error)},
          {"max_abs_error", num(r.max_abs_error)},
          {"note", r.note}};
+}
+
+// One flat row: the spmv keys, then the matrix's statistics and parse throughput.
+json row_json(const BenchRow& row, const MatrixRecord* m, const MachineInfo& machine) {
+  const SpmvResult& r = row.result;
+  const double bw = machine_bandwidth(machine, r.backend);
+  json j = spmv_row_json(r);
+  j["matrix"] = row.matrix;
+  j["bandwidth_fraction"] = num(bw > 0 ? r.gbytes_per_s / bw : 0.0);
   const MatrixStats empty{};
   const MatrixStats& s = m ? m->stats : empty;
   j["family"] = m ? m->family : std::string();
@@ -273,6 +278,12 @@ const std::vector<std::string>& row_keys() {
     return k;
   }();
   return keys;
+}
+
+std::string spmv_results_to_json(const std::vector<SpmvResult>& rows) {
+  json out = json::array();
+  for (const auto& r : rows) out.push_back(spmv_row_json(r));
+  return out.dump(2);
 }
 
 std::string results_to_json(const BenchResults& r) {

@@ -55,6 +55,9 @@ std::set<CellKey> finished_cells(const BenchResults& r);
 const std::vector<std::string>& row_keys();
 
 std::string results_to_json(const BenchResults& r);  // pretty-printed
+// The rows of one `spkit spmv` run as a JSON array (the same keys as a results.json row, less the
+// matrix's and machine's).
+std::string spmv_results_to_json(const std::vector<SpmvResult>& rows);
 BenchResults results_from_json(const std::string& text, const std::string& source = "<json>");
 std::string results_to_csv(const BenchResults& r);   // header + one line per row
 BenchResults read_results(const std::string& path);  // throws spkit::Error naming the file
