@@ -4,6 +4,7 @@
 
 #include <string>
 
+#include "kernels/cuda/convert.cuh"
 #include "kernels/cuda/cuda_common.cuh"
 #include "kernels/cuda/ell_kernel.cuh"
 #include "spkit/formats/ell.hpp"
@@ -16,13 +17,13 @@ template <class T>
 class EllColMajorPlan : public CudaSpmvPlan<T> {
  public:
   EllColMajorPlan(const Csr<T>& a, const PlanOptions& o) : CudaSpmvPlan<T>(a, o) {
-    FormatLimits limits;
-    limits.memory_budget_bytes = o.memory_budget_bytes;
-    check_device_fits(ell_bytes(a), "ELLPACK of this matrix");  // before a host conversion that may be huge
-    const Ell<T> ell = csr_to_ell(a, Layout::col_major, limits);
+    if (o.memory_budget_bytes && ell_bytes(a) > o.memory_budget_bytes)
+      throw TooLarge("ELLPACK of this matrix exceeds the memory budget", ell_bytes(a));
+    check_device_fits(ell_bytes(a), "ELLPACK of this matrix");  // before uploading anything
+    DeviceEll<T> ell = device_csr_to_ell(DeviceCsr<T>(a), Layout::col_major, this->props());  // converted on the GPU
     width_ = ell.width;
-    col_idx_ = DeviceBuffer<std::int32_t>(ell.col_idx, "ELL col_idx");
-    values_ = DeviceBuffer<T>(ell.values, "ELL values");
+    col_idx_ = std::move(ell.col_idx);
+    values_ = std::move(ell.values);
     launch_.block = dim3(default_block_threads(this->props()));
     launch_.grid = dim3(static_cast<unsigned>(blocks_for(this->rows_, launch_.block.x, this->props())));
     SPKIT_CUDA_CHECK(cudaDeviceSynchronize());

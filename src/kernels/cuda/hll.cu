@@ -5,6 +5,7 @@
 
 #include <string>
 
+#include "kernels/cuda/convert.cuh"
 #include "kernels/cuda/cuda_common.cuh"
 #include "spkit/formats/hll.hpp"
 #include "spkit/kernel.hpp"
@@ -22,16 +23,18 @@ struct DeviceHll {
   DeviceBuffer<std::int32_t> col_idx;
   DeviceBuffer<T> values;
   std::uint64_t bytes = 0;
-  DeviceHll(const Csr<T>& a, const PlanOptions& o, Layout layout) {
-    FormatLimits limits;
-    limits.memory_budget_bytes = o.memory_budget_bytes;
-    const Hll<T> h = csr_to_hll(a, o.hack_size, layout, limits);
-    hack_size = h.hack_size;
-    hack_offset = DeviceBuffer<std::int64_t>(h.hack_offset, "HLL hack offsets");
-    hack_width = DeviceBuffer<std::int32_t>(h.hack_width, "HLL hack widths");
-    col_idx = DeviceBuffer<std::int32_t>(h.col_idx, "HLL col_idx");
-    values = DeviceBuffer<T>(h.values, "HLL values");
-    bytes = h.memory_bytes();
+  DeviceHll(const Csr<T>& a, const PlanOptions& o, Layout layout, const DeviceProps& props) {
+    if (o.hack_size < 1) throw Error("HLL hack size must be at least 1, got " + std::to_string(o.hack_size));
+    const std::uint64_t need = hll_bytes(a, o.hack_size);
+    if (o.memory_budget_bytes && need > o.memory_budget_bytes)
+      throw TooLarge("HLL of this matrix exceeds the memory budget", need);
+    DeviceHllArrays<T> h = device_csr_to_hll(DeviceCsr<T>(a), o.hack_size, layout, props);  // on the GPU
+    hack_size = o.hack_size;
+    hack_offset = std::move(h.hack_offset);
+    hack_width = std::move(h.hack_width);
+    col_idx = std::move(h.col_idx);
+    values = std::move(h.values);
+    bytes = h.bytes;
   }
 };
 
@@ -97,7 +100,7 @@ template <class T, HllKernel K>
 class HllPlan : public CudaSpmvPlan<T> {
  public:
   HllPlan(const Csr<T>& a, const PlanOptions& o)
-      : CudaSpmvPlan<T>(a, o), m_(a, o, K == HllKernel::col_major ? Layout::col_major : Layout::row_major) {
+      : CudaSpmvPlan<T>(a, o), m_(a, o, K == HllKernel::col_major ? Layout::col_major : Layout::row_major, this->props()) {
     const int threads = default_block_threads(this->props());
     if (K == HllKernel::thread_row || K == HllKernel::col_major) {
       launch_.block = dim3(threads);
