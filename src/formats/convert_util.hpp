@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "spkit/error.hpp"
+#include "spkit/formats/csr.hpp"
 #include "spkit/formats/format_common.hpp"
 
 namespace spkit::detail {
@@ -66,5 +67,20 @@ I exclusive_scan_inplace(std::vector<I>& v) {
 // Row count of a CSR that may be default-constructed (empty row_ptr).
 template <class Csr>
 std::int64_t safe_rows(const Csr& a) { return a.row_ptr.empty() ? 0 : a.rows; }
+
+// The CSR skeleton of a padded format's way back: dimensions, row_ptr from the stored row lengths,
+// col_idx/values sized for the true non-zeros (the caller copies them out of its layout).
+template <class T>
+Csr<T> csr_from_row_lengths(std::int64_t rows, std::int64_t cols, const std::vector<std::int32_t>& row_length) {
+  Csr<T> csr;
+  csr.rows = rows;
+  csr.cols = cols;
+  csr.row_ptr.assign(static_cast<std::size_t>(rows) + 1, 0);
+  for (std::int64_t i = 0; i < rows; ++i) csr.row_ptr[i] = row_length[i];
+  const std::int64_t nnz = exclusive_scan_inplace(csr.row_ptr);
+  csr.col_idx.resize(static_cast<std::size_t>(nnz));
+  csr.values.resize(static_cast<std::size_t>(nnz));
+  return csr;
+}
 
 }  // namespace spkit::detail

@@ -74,14 +74,7 @@ Ell<T> csr_to_ell(const Csr<T>& csr, Layout layout, const FormatLimits& limits) 
 
 template <class T>
 Csr<T> ell_to_csr(const Ell<T>& ell) {
-  Csr<T> csr;
-  csr.rows = ell.rows;
-  csr.cols = ell.cols;
-  csr.row_ptr.assign(static_cast<std::size_t>(ell.rows) + 1, 0);
-  for (std::int64_t i = 0; i < ell.rows; ++i) csr.row_ptr[i] = ell.row_length[i];
-  const std::int64_t nnz = detail::exclusive_scan_inplace(csr.row_ptr);
-  csr.col_idx.resize(static_cast<std::size_t>(nnz));
-  csr.values.resize(static_cast<std::size_t>(nnz));
+  Csr<T> csr = detail::csr_from_row_lengths<T>(ell.rows, ell.cols, ell.row_length);
 #pragma omp parallel for schedule(static)
   for (std::int64_t i = 0; i < ell.rows; ++i) {
     const std::int64_t b = csr.row_ptr[i], len = csr.row_ptr[i + 1] - b;

@@ -99,14 +99,7 @@ Hll<T> csr_to_hll(const Csr<T>& csr, int hack_size, Layout layout, const FormatL
 
 template <class T>
 Csr<T> hll_to_csr(const Hll<T>& hll) {
-  Csr<T> csr;
-  csr.rows = hll.rows;
-  csr.cols = hll.cols;
-  csr.row_ptr.assign(static_cast<std::size_t>(hll.rows) + 1, 0);
-  for (std::int64_t i = 0; i < hll.rows; ++i) csr.row_ptr[i] = hll.row_length[i];
-  const std::int64_t nnz = detail::exclusive_scan_inplace(csr.row_ptr);
-  csr.col_idx.resize(static_cast<std::size_t>(nnz));
-  csr.values.resize(static_cast<std::size_t>(nnz));
+  Csr<T> csr = detail::csr_from_row_lengths<T>(hll.rows, hll.cols, hll.row_length);
   const bool col_major = hll.layout == Layout::col_major;
   const std::int64_t hacks = hll.hacks();
 #pragma omp parallel for schedule(guided)
