@@ -14,7 +14,7 @@
 
 namespace spkit {
 
-enum class Format { coo, csr, ell, hll, hyb, bmsparse, sell, bsr, rsb };
+enum class Format { coo, csr, ell, hll, hyb, bmsparse, sell, bsr, rsb, dia };
 enum class Backend { cpu, cuda };
 enum class Precision { f32, f64 };
 
@@ -118,5 +118,7 @@ void add_kernel(Registry& reg, std::string name, Format format, Backend backend,
 
 // glob match used by Registry::match (exposed for the CLI's other filters).
 bool glob_match(std::string_view pattern, std::string_view text);
+// True when `name` matches one of the comma-separated globs of `patterns` ("all" matches every name).
+bool matches_any(std::string_view patterns, std::string_view name);
 
 }  // namespace spkit

@@ -18,6 +18,7 @@ std::string_view to_string(Format f) {
     case Format::sell: return "sell";
     case Format::bsr: return "bsr";
     case Format::rsb: return "rsb";
+    case Format::dia: return "dia";
   }
   return "?";
 }
@@ -53,22 +54,22 @@ const KernelInfo* Registry::find(std::string_view name) const {
   return nullptr;
 }
 
-std::vector<const KernelInfo*> Registry::match(std::string_view patterns) const {
-  std::vector<std::string_view> globs;
+bool matches_any(std::string_view patterns, std::string_view name) {
   std::size_t start = 0;
   while (start <= patterns.size()) {
     std::size_t end = patterns.find(',', start);
     if (end == std::string_view::npos) end = patterns.size();
     auto g = patterns.substr(start, end - start);
-    if (!g.empty()) globs.push_back(g);
+    if (!g.empty() && (g == "all" || glob_match(g, name))) return true;
     start = end + 1;
   }
+  return false;
+}
+
+std::vector<const KernelInfo*> Registry::match(std::string_view patterns) const {
   std::vector<const KernelInfo*> out;
-  for (const auto& k : kernels_) {
-    bool hit = std::any_of(globs.begin(), globs.end(),
-                           [&](std::string_view g) { return g == "all" || glob_match(g, k.name); });
-    if (hit) out.push_back(&k);
-  }
+  for (const auto& k : kernels_)
+    if (matches_any(patterns, k.name)) out.push_back(&k);
   return out;
 }
 

@@ -129,18 +129,41 @@ std::vector<NamedMatrix> family_matrices() {
   return out;
 }
 
+std::filesystem::path repo_matrices_dir() { return SPKIT_TEST_MATRICES; }
+
+std::optional<std::filesystem::path> shared_matrices_dir() {
+  namespace fs = std::filesystem;
+  const fs::path dir = SPKIT_SHARED_MATRICES;
+  if (fs::exists(dir / "MANIFEST.tsv")) return dir;
+  // A worktree sits deeper than the main checkout: look for shared/matrices beside an ancestor.
+  for (fs::path p = fs::path(SPKIT_SOURCE_DIR).parent_path(); !p.empty() && p != p.root_path(); p = p.parent_path())
+    if (fs::exists(p / "shared" / "matrices" / "MANIFEST.tsv")) return p / "shared" / "matrices";
+  return std::nullopt;
+}
+
 std::vector<NamedMatrix> real_matrices(std::int64_t max_nnz) {
   std::vector<NamedMatrix> out;
   namespace fs = std::filesystem;
-  fs::path dir = SPKIT_SHARED_MATRICES;
-  if (!fs::is_directory(dir)) return out;
+  std::vector<fs::path> dirs{repo_matrices_dir()};
+  if (auto shared = shared_matrices_dir()) dirs.push_back(*shared);
   std::vector<fs::path> files;
-  for (const auto& e : fs::directory_iterator(dir)) {
-    auto n = e.path().filename().string();
-    auto ends = [&](const std::string& suf) { return n.size() >= suf.size() && n.compare(n.size() - suf.size(), suf.size(), suf) == 0; };
-    if (ends(".mtx") || ends(".mtx.gz")) files.push_back(e.path());
+  std::vector<std::string> seen;
+  for (const auto& dir : dirs) {
+    if (!fs::is_directory(dir)) continue;
+    std::vector<fs::path> here;
+    for (const auto& e : fs::directory_iterator(dir)) {
+      auto n = e.path().filename().string();
+      auto ends = [&](const std::string& suf) { return n.size() >= suf.size() && n.compare(n.size() - suf.size(), suf.size(), suf) == 0; };
+      if (ends(".mtx") || ends(".mtx.gz")) here.push_back(e.path());
+    }
+    std::sort(here.begin(), here.end());
+    for (auto& f : here) {
+      const std::string name = f.filename().string();
+      if (std::find(seen.begin(), seen.end(), name) != seen.end()) continue;
+      seen.push_back(name);
+      files.push_back(f);
+    }
   }
-  std::sort(files.begin(), files.end());
   for (const auto& f : files) {
     if (fs::file_size(f) > 64u * 1024 * 1024) continue;
     auto a = load_matrix(f.string());

@@ -1,7 +1,10 @@
 #pragma once
 // The matrices every kernel is checked on: hand-made edge cases, generator families at small sizes
-// and the real matrices of ../shared/matrices that are small enough. Shared by all kernel tests.
+// and real matrices: those kept in the repository (tests/data/matrices, always present) and those of
+// ../shared/matrices beside a developer's checkout (absent in a user's clone). Shared by all kernel tests.
 #include <cstdint>
+#include <filesystem>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
@@ -28,7 +31,13 @@ Csr<double> random_rows(std::int64_t rows, std::int64_t cols, const std::vector<
 std::vector<NamedMatrix> edge_case_matrices();
 // Every generator family at a small size (n chosen to be awkward: not a multiple of 8 or 32).
 std::vector<NamedMatrix> family_matrices();
-// Real matrices from ../shared/matrices (whatever it holds) up to `max_nnz`.
+// The real matrices kept in the repository (tests/data/matrices, with MANIFEST.tsv and their sources).
+std::filesystem::path repo_matrices_dir();
+// ../shared/matrices beside the checkout (or beside an ancestor, for a worktree) when it exists with a
+// MANIFEST.tsv; nullopt in a user's clone, where tests that need it skip with a message.
+std::optional<std::filesystem::path> shared_matrices_dir();
+// Real matrices from the repository's and, when present, the shared folder (a name in both is taken
+// once) up to `max_nnz`.
 std::vector<NamedMatrix> real_matrices(std::int64_t max_nnz = 2'000'000);
 // All three.
 std::vector<NamedMatrix> all_test_matrices();

@@ -18,6 +18,7 @@
 #include <tuple>
 #include <vector>
 
+#include "common/test_matrices.hpp"
 #include "spkit/error.hpp"
 #include "spkit/io/matrix_market.hpp"
 #include "spkit/io/spkb.hpp"
@@ -586,18 +587,8 @@ TEST(Vectors, RoundTripAndShapes) {
   EXPECT_FALSE(fs::exists(q));
 }
 
-// SPKIT_SHARED_MATRICES is <source>/../shared/matrices: right for the main checkout; a worktree one
-// level deeper finds it in an ancestor's shared/ directory instead.
-fs::path shared_matrices_dir() {
-  fs::path dir = SPKIT_SHARED_MATRICES;
-  if (fs::exists(dir / "MANIFEST.tsv")) return dir;
-  for (fs::path p = fs::path(SPKIT_SOURCE_DIR).parent_path(); !p.empty() && p != p.root_path(); p = p.parent_path())
-    if (fs::exists(p / "shared" / "matrices" / "MANIFEST.tsv")) return p / "shared" / "matrices";
-  return dir;
-}
-
-TEST(SharedMatrices, MatchTheManifest) {
-  const fs::path dir = shared_matrices_dir();
+// Every matrix a MANIFEST.tsv lists is there, reads as declared and survives a .spkb round trip.
+void expect_matrices_match_manifest(const fs::path& dir) {
   std::ifstream manifest(dir / "MANIFEST.tsv");
   ASSERT_TRUE(manifest) << "missing " << (dir / "MANIFEST.tsv");
   std::string line;
@@ -628,6 +619,14 @@ TEST(SharedMatrices, MatchTheManifest) {
     ++checked;
   }
   EXPECT_GE(checked, 2);
+}
+
+TEST(RepositoryMatrices, MatchTheManifest) { expect_matrices_match_manifest(spkit::test::repo_matrices_dir()); }
+
+TEST(SharedMatrices, MatchTheManifest) {
+  const auto dir = spkit::test::shared_matrices_dir();
+  if (!dir) GTEST_SKIP() << "no ../shared/matrices beside this checkout (a user's clone has none)";
+  expect_matrices_match_manifest(*dir);
 }
 
 // The reader's fast decimal path and std::from_chars must agree bit for bit, on the text the writer

@@ -191,16 +191,10 @@ TEST(Stats, MatchesBruteForceOnTestMatrices) {
   }
 }
 
-// The real matrices of ../shared/matrices, as listed in MANIFEST.tsv (whatever it holds): sizes, stored
-// entries, field and symmetry as declared, and every figure against the brute force.
-TEST(Stats, RealMatricesFromManifest) {
+// Real matrices as listed in a MANIFEST.tsv (whatever it holds): sizes, stored entries, field and
+// symmetry as declared, and every figure against the brute force.
+void expect_stats_match_manifest(const std::filesystem::path& dir) {
   namespace fs = std::filesystem;
-  // <source>/../shared/matrices in the main checkout; a worktree finds it in an ancestor's shared/.
-  fs::path dir = SPKIT_SHARED_MATRICES;
-  for (fs::path p = fs::path(SPKIT_SOURCE_DIR).parent_path(); !fs::exists(dir / "MANIFEST.tsv") && !p.empty() &&
-                                                              p != p.root_path();
-       p = p.parent_path())
-    if (fs::exists(p / "shared" / "matrices" / "MANIFEST.tsv")) dir = p / "shared" / "matrices";
   std::ifstream manifest(dir / "MANIFEST.tsv");
   ASSERT_TRUE(manifest) << "missing " << (dir / "MANIFEST.tsv").string();
   std::string line;
@@ -229,6 +223,14 @@ TEST(Stats, RealMatricesFromManifest) {
     ++checked;
   }
   EXPECT_GT(checked, 0) << "MANIFEST.tsv lists no matrix found in " << dir.string();
+}
+
+TEST(Stats, RepositoryMatricesFromManifest) { expect_stats_match_manifest(repo_matrices_dir()); }
+
+TEST(Stats, SharedMatricesFromManifest) {
+  const auto dir = shared_matrices_dir();
+  if (!dir) GTEST_SKIP() << "no ../shared/matrices beside this checkout (a user's clone has none)";
+  expect_stats_match_manifest(*dir);
 }
 
 }  // namespace

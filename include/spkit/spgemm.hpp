@@ -1,0 +1,111 @@
+#pragma once
+// Sparse matrix-matrix product C = A * B (SpGEMM): the CPU references (Gustavson on CSR, bmSparse
+// block by block), the bmSparse GPU pipeline of seed 003 (stages T1-T7) with its block-product
+// variants, and the comparison libraries (cusparseSpGEMM, MKL sp2m). One registry, as for SpMV:
+// `spkit spgemm`, the tests and `spkit bench` iterate spgemm_registry(); there is no second list.
+//
+// Contract of an SpGEMM kernel: it takes A and B in CSR on the host (its own conversion to bmSparse
+// and its uploads are timed as the stage "convert"/"upload" and reported apart from the product),
+// runs the whole product `warmup + reps` times, and returns C in CSR on the host with columns sorted
+// and exact zeros dropped, plus the median time of each stage and of the whole product.
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "spkit/formats/csr.hpp"
+#include "spkit/kernel.hpp"
+
+namespace spkit {
+
+struct SpgemmOptions {
+  int threads = 1;   // OpenMP threads of the CPU kernels (MKL too)
+  int device = 0;    // CUDA device ordinal
+  int warmup = 1;    // untimed runs of the whole product first
+  int reps = 5;      // timed runs; stage and total times are medians over these
+  // Plain radix sort of the task list instead of the segmented sort when it holds fewer tasks than
+  // this (seed 003's adaptive sort); -1: the kernel's measured default.
+  std::int64_t sort_threshold = -1;
+};
+
+struct SpgemmStage {
+  std::string name;  // "T1 count", ..., "T7 compact"; or "symbolic", "numeric"; "convert", "upload"
+  double ms = 0;     // median over reps
+  bool in_total = true;  // false for preparation (conversion, upload) that the product time excludes
+};
+
+template <class T>
+struct SpgemmResult {
+  Csr<T> c;                           // C = A B on the host: sorted columns, exact zeros dropped
+  std::vector<SpgemmStage> stages;    // in pipeline order
+  std::vector<double> total_ms;       // each timed run of the whole product (stages with in_total)
+  std::int64_t out_blocks = -1;       // bmSparse kernels: non-empty 8x8 blocks of C; -1 otherwise
+  std::int64_t tasks = -1;            // bmSparse kernels: block products A(i,j) B(j,k) (the task list)
+  std::string detail;                 // e.g. "segmented sort", "radix sort (tasks < threshold)"
+};
+
+// Scalar multiply-adds of the product: sum over stored a_ij of the stored entries of row j of B.
+// GFLOPS of every kernel = 2 * intermediate_products / time (true products, never block padding).
+template <class T>
+std::int64_t spgemm_intermediate_products(const Csr<T>& a, const Csr<T>& b);
+
+template <class T>
+using SpgemmFn = std::function<SpgemmResult<T>(const Csr<T>& a, const Csr<T>& b, const SpgemmOptions& opts)>;
+
+struct SpgemmKernelInfo {
+  std::string name;         // dotted: backend.format.variant (cpu.csr.gustavson, cuda.bmsparse.tc_fp16, ...)
+  Format format;            // the format the product runs in (csr or bmsparse)
+  Backend backend;
+  bool parallel = false;    // uses SpgemmOptions::threads
+  bool comparison = false;  // a vendor baseline (cuda.cusparse.spgemm, ref.mkl.sp2m)
+  // Precision of the block products when it differs from the value type (e.g. "fp16 in, fp32 acc"),
+  // empty when the kernel computes in T; errors are reported against the fp64 reference either way.
+  std::string arithmetic;
+  std::string description;  // one line
+  // A kernel that does not exist for a value type leaves that factory empty (e.g. FP64 tensor cores
+  // have no float form); one that does not apply to a matrix throws NotApplicable.
+  SpgemmFn<float> run_f32;
+  SpgemmFn<double> run_f64;
+
+  template <class T>
+  const SpgemmFn<T>& fn() const {
+    if constexpr (sizeof(T) == 4) return run_f32; else return run_f64;
+  }
+};
+
+class SpgemmRegistry {
+ public:
+  void add(SpgemmKernelInfo info);  // throws spkit::Error on a duplicate name
+  const std::vector<SpgemmKernelInfo>& all() const { return kernels_; }
+  const SpgemmKernelInfo* find(std::string_view name) const;
+  std::vector<const SpgemmKernelInfo*> match(std::string_view patterns) const;  // globs, "all"
+
+ private:
+  std::vector<SpgemmKernelInfo> kernels_;
+};
+
+// The process-wide SpGEMM registry, filled on first use by src/spgemm/registry.cpp.
+const SpgemmRegistry& spgemm_registry();
+
+// The serial reference: row-by-row Gustavson with a dense accumulator, products and sums in double,
+// result rounded to T once; columns sorted, exact zeros dropped. Throws spkit::Error when a.cols != b.rows.
+template <class T>
+Csr<double> spgemm_reference(const Csr<T>& a, const Csr<T>& b);
+
+// Validation of C against the fp64 reference C_ref (the CPU Gustavson product of the same rounded
+// inputs): same pattern after dropping exact zeros, except entries whose reference magnitude is
+// below the row's tolerance (cancellation), and each value within
+// tol_i = k * u * sum_j |a_ij| * max|b_j*| (k small, u the unit roundoff of `arithmetic`).
+struct SpgemmCheck {
+  bool ok = false;
+  double rel_error = 0;       // ||C - C_ref||_F / ||C_ref||_F
+  double max_abs_error = 0;
+  std::int64_t pattern_mismatches = 0;
+  std::string message;        // why it failed, empty when ok
+};
+// unit_roundoff: 2^-24 (fp32), 2^-53 (fp64), 2^-11 (fp16 inputs), 2^-11 (tf32: 10-bit mantissa)
+template <class T>
+SpgemmCheck check_spgemm(const Csr<T>& a, const Csr<T>& b, const Csr<T>& c, double unit_roundoff);
+
+}  // namespace spkit
