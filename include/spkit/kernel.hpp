@@ -65,6 +65,23 @@ class CpuSpmvPlan : public SpmvPlan<T> {
 template <class T>
 using PlanFactory = std::function<std::unique_ptr<SpmvPlan<T>>(const Csr<T>& a, const PlanOptions& opts)>;
 
+struct MatrixStats;  // spkit/stats.hpp
+
+// What the auto-selector (spkit/plan.hpp: select_kernel) knows of a kernel on a matrix without running
+// it: the bytes one product moves in this kernel's own format, and the fraction of the device's
+// measured copy bandwidth this kernel reaches on such a matrix (from measurements: docs/perf/).
+// Predicted time = bytes / (efficiency * copy bandwidth) + launch_us. Kernels with no cost model are
+// never picked by "auto" (baselines, seed kernels kept for comparison).
+struct CostEstimate {
+  bool applicable = false;        // false: the kernel refuses or is pointless on this matrix
+  std::uint64_t bytes = 0;        // bytes one product moves (format arrays, x, y), honestly counted
+  double efficiency = 1.0;        // expected fraction of copy bandwidth (0..~1.05)
+  double launch_us = 5.0;         // fixed cost per product (launches, reductions), microseconds
+  std::uint64_t convert_bytes = 0;  // bytes touched to build the format (0: no conversion)
+  std::string note;               // why not applicable, or what the estimate assumed
+};
+using CostModel = std::function<CostEstimate(const MatrixStats& stats, Precision precision, const PlanOptions& opts)>;
+
 struct KernelInfo {
   std::string name;         // stable, dotted: backend.format.variant (e.g. cpu.csr.omp.nnz_balanced)
   Format format;
@@ -74,6 +91,7 @@ struct KernelInfo {
   std::string description;  // one line: what it does, which seed it comes from
   PlanFactory<float> make_f32;
   PlanFactory<double> make_f64;
+  CostModel cost;           // optional: lets --kernel auto consider this kernel (see CostEstimate)
 
   template <class T>
   const PlanFactory<T>& factory() const {
@@ -99,7 +117,7 @@ const Registry& registry();
 // Registers a kernel whose plan is a class template `Plan<T>` constructible as Plan<T>(csr, options).
 template <template <class> class Plan>
 void add_kernel(Registry& reg, std::string name, Format format, Backend backend, bool parallel,
-                std::string description, bool comparison = false) {
+                std::string description, bool comparison = false, CostModel cost = {}) {
   KernelInfo info;
   info.name = std::move(name);
   info.format = format;
@@ -107,6 +125,7 @@ void add_kernel(Registry& reg, std::string name, Format format, Backend backend,
   info.parallel = parallel;
   info.comparison = comparison;
   info.description = std::move(description);
+  info.cost = std::move(cost);
   info.make_f32 = [](const Csr<float>& a, const PlanOptions& o) -> std::unique_ptr<SpmvPlan<float>> {
     return std::make_unique<Plan<float>>(a, o);
   };
