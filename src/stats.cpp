@@ -20,6 +20,26 @@ MatrixStats::Bytes bytes_of(std::uint64_t fixed, std::uint64_t value_count) {
   return {fixed + 8 * value_count, fixed + 4 * value_count};
 }
 
+// a_ij == a_ji exactly for every stored entry (binary search of (j, i) in row j: O(nnz log len)).
+bool is_symmetric(const Csr<double>& a) {
+  if (a.rows != a.cols) return false;
+  bool symmetric = true;
+#pragma omp parallel for schedule(dynamic, 1024) reduction(&& : symmetric)
+  for (std::int64_t i = 0; i < a.rows; ++i) {
+    if (!symmetric) continue;
+    for (std::int64_t k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k) {
+      const std::int32_t j = a.col_idx[k];
+      const auto first = a.col_idx.begin() + a.row_ptr[j], last = a.col_idx.begin() + a.row_ptr[j + 1];
+      const auto it = std::lower_bound(first, last, static_cast<std::int32_t>(i));
+      if (it == last || *it != i || a.values[static_cast<std::size_t>(it - a.col_idx.begin())] != a.values[k]) {
+        symmetric = false;
+        break;
+      }
+    }
+  }
+  return symmetric;
+}
+
 }  // namespace
 
 MatrixStats compute_stats(const Csr<double>& a, int hack_size) {
@@ -60,6 +80,20 @@ MatrixStats compute_stats(const Csr<double>& a, int hack_size) {
     s.row_nnz_mean = static_cast<double>(s.nnz) / static_cast<double>(m);
     s.row_nnz_std = std::sqrt(std::max(0.0, sum_sq / static_cast<double>(m) - s.row_nnz_mean * s.row_nnz_mean));
   }
+
+  // Distinct diagonals: one flag per offset col - row in [-(m-1), cols-1].
+  if (m > 0 && a.cols > 0) {
+    std::vector<unsigned char> used(static_cast<std::size_t>(m + a.cols - 1), 0);
+#pragma omp parallel for schedule(static)
+    for (std::int64_t i = 0; i < m; ++i)
+      for (std::int64_t k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k)
+        used[static_cast<std::size_t>(a.col_idx[k] - i + (m - 1))] = 1;  // benign race: all write 1
+    std::int64_t count = 0;
+#pragma omp parallel for schedule(static) reduction(+ : count)
+    for (std::int64_t d = 0; d < static_cast<std::int64_t>(used.size()); ++d) count += used[d];
+    s.diagonals = count;
+  }
+  s.symmetric = is_symmetric(a);
 
   // ELLPACK: every row padded to the longest.
   s.ell_width = max_len;

@@ -62,6 +62,9 @@ struct SpgemmKernelInfo {
   // Precision of the block products when it differs from the value type (e.g. "fp16 in, fp32 acc"),
   // empty when the kernel computes in T; errors are reported against the fp64 reference either way.
   std::string arithmetic;
+  // Unit roundoff of that arithmetic, used to validate against the fp64 reference (check_spgemm):
+  // 0 means "the value type's" (2^-24 float, 2^-53 double); 2^-11 for fp16 inputs, 2^-11 for tf32.
+  double unit_roundoff = 0;
   std::string description;  // one line
   // A kernel that does not exist for a value type leaves that factory empty (e.g. FP64 tensor cores
   // have no float form); one that does not apply to a matrix throws NotApplicable.

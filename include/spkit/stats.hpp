@@ -12,7 +12,11 @@ struct MatrixStats {
   std::int64_t row_nnz_min = 0, row_nnz_max = 0;
   double row_nnz_mean = 0, row_nnz_std = 0;
   std::int64_t empty_rows = 0;
-  std::int64_t max_diag_distance = 0;  // max |col - row| over stored entries
+  std::int64_t max_diag_distance = 0;  // max |col - row| over stored entries (the bandwidth)
+  // DIA: distinct diagonals (col - row offsets) holding at least one entry, and whether the pattern and
+  // values are exactly symmetric (a_ij == a_ji for every stored entry; square matrices only).
+  std::int64_t diagonals = 0;
+  bool symmetric = false;
   // ELLPACK
   std::int64_t ell_width = 0;         // MAXNZ
   double ell_padding_ratio = 0;       // padded slots / nnz (0 = no padding)

@@ -138,6 +138,8 @@ TEST(Stats, EmptyAndTinyMatrices) {
 void expect_matches_brute_force(const Csr<double>& a, int hack) {
   const MatrixStats s = compute_stats(a, hack);
   std::map<std::pair<std::int64_t, std::int64_t>, int> blocks;
+  std::set<std::int64_t> diagonals;
+  std::map<std::pair<std::int64_t, std::int64_t>, double> entries;
   std::int64_t max_len = 0, min_len = a.rows ? a.row_length(0) : 0, empty = 0, dist = 0;
   for (std::int64_t i = 0; i < a.rows; ++i) {
     max_len = std::max(max_len, a.row_length(i));
@@ -145,6 +147,8 @@ void expect_matches_brute_force(const Csr<double>& a, int hack) {
     empty += a.row_length(i) == 0;
     for (std::int64_t k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k) {
       ++blocks[{i / 8, a.col_idx[k] / 8}];
+      diagonals.insert(a.col_idx[k] - i);
+      entries[{i, a.col_idx[k]}] = a.values[k];
       dist = std::max<std::int64_t>(dist, std::abs(a.col_idx[k] - i));
     }
   }
@@ -152,6 +156,13 @@ void expect_matches_brute_force(const Csr<double>& a, int hack) {
   EXPECT_EQ(s.row_nnz_min, min_len);
   EXPECT_EQ(s.empty_rows, empty);
   EXPECT_EQ(s.max_diag_distance, dist);
+  EXPECT_EQ(s.diagonals, static_cast<std::int64_t>(diagonals.size()));
+  bool symmetric = a.rows == a.cols;
+  for (const auto& [ij, v] : entries) {
+    const auto mirror = entries.find({ij.second, ij.first});
+    if (mirror == entries.end() || mirror->second != v) symmetric = false;
+  }
+  EXPECT_EQ(s.symmetric, symmetric);
   EXPECT_EQ(s.bm_blocks, static_cast<std::int64_t>(blocks.size()));
   std::array<std::int64_t, 65> hist{};
   for (const auto& b : blocks) ++hist[b.second];
