@@ -4,24 +4,28 @@
 #include <string>
 #include <vector>
 
+#include "spgemm/spgemm_util.hpp"
 #include "spkit/error.hpp"
 #include "spkit/spgemm.hpp"
 
 namespace spkit {
-namespace {
+namespace detail {
 
 template <class T>
-void check_shapes(const Csr<T>& a, const Csr<T>& b) {
+void check_spgemm_shapes(const Csr<T>& a, const Csr<T>& b) {
   if (a.cols != b.rows)
     throw Error("SpGEMM: A is " + std::to_string(a.rows) + "x" + std::to_string(a.cols) + " but B is " +
                 std::to_string(b.rows) + "x" + std::to_string(b.cols) + " (A's columns must equal B's rows)");
 }
+template void check_spgemm_shapes(const Csr<float>&, const Csr<float>&);
+template void check_spgemm_shapes(const Csr<double>&, const Csr<double>&);
 
-}  // namespace
+}  // namespace detail
+using detail::check_spgemm_shapes;
 
 template <class T>
 std::int64_t spgemm_intermediate_products(const Csr<T>& a, const Csr<T>& b) {
-  check_shapes(a, b);
+  check_spgemm_shapes(a, b);
   std::int64_t total = 0;
 #pragma omp parallel for reduction(+ : total) schedule(static)
   for (std::int64_t k = 0; k < a.nnz(); ++k) total += b.row_length(a.col_idx[k]);
@@ -30,7 +34,7 @@ std::int64_t spgemm_intermediate_products(const Csr<T>& a, const Csr<T>& b) {
 
 template <class T>
 Csr<double> spgemm_reference(const Csr<T>& a, const Csr<T>& b) {
-  check_shapes(a, b);
+  check_spgemm_shapes(a, b);
   Csr<double> c;
   c.rows = a.rows;
   c.cols = b.cols;
@@ -61,7 +65,7 @@ Csr<double> spgemm_reference(const Csr<T>& a, const Csr<T>& b) {
 
 template <class T>
 SpgemmCheck check_spgemm(const Csr<T>& a, const Csr<T>& b, const Csr<T>& c, double unit_roundoff) {
-  check_shapes(a, b);
+  check_spgemm_shapes(a, b);
   SpgemmCheck r;
   if (c.rows != a.rows || c.cols != b.cols) {
     r.message = "C is " + std::to_string(c.rows) + "x" + std::to_string(c.cols) + ", expected " +

@@ -7,6 +7,11 @@
 namespace spkit {
 
 // Registration functions (one per file) are declared and called here.
+void register_cpu_csr_spgemm(SpgemmRegistry&);
+void register_cpu_bmsparse_spgemm(SpgemmRegistry&);
+#ifdef SPKIT_HAVE_MKL
+void register_ref_mkl_spgemm(SpgemmRegistry&);
+#endif
 
 void SpgemmRegistry::add(SpgemmKernelInfo info) {
   if (find(info.name)) throw Error("SpGEMM kernel registered twice: " + info.name);
@@ -29,6 +34,11 @@ std::vector<const SpgemmKernelInfo*> SpgemmRegistry::match(std::string_view patt
 const SpgemmRegistry& spgemm_registry() {
   static const SpgemmRegistry instance = [] {
     SpgemmRegistry reg;
+    register_cpu_csr_spgemm(reg);
+    register_cpu_bmsparse_spgemm(reg);
+#ifdef SPKIT_HAVE_MKL
+    register_ref_mkl_spgemm(reg);
+#endif
     return reg;
   }();
   return instance;

@@ -1,0 +1,159 @@
+// Comparison SpGEMM ref.mkl.sp2m: Intel MKL's two-stage mkl_sparse_sp2m, timed as a user pays it
+// for C = A B with A, B and C in plain CSR arrays:
+//   create    mkl_sparse_?_create_csr for A (and B when it is not A);
+//   count     mkl_sparse_sp2m(SPARSE_STAGE_NNZ_COUNT): C's structure;
+//   finalize  mkl_sparse_sp2m(SPARSE_STAGE_FINALIZE_MULT): C's values;
+//   export    mkl_sparse_order (sp2m leaves columns unsorted), mkl_sparse_?_export_csr and the copy
+//             into spkit's CSR, dropping exact zeros as every spkit kernel does.
+// The int64 -> MKL_INT copy of the row pointers and column indices (MKL's LP64 interface) is the
+// stage "convert", outside the product time, as the SpMV comparison does it at plan time.
+#include <mkl.h>
+#include <mkl_spblas.h>
+
+#include <cstdint>
+#include <limits>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "spgemm/spgemm_util.hpp"
+#include "spkit/error.hpp"
+#include "spkit/spgemm.hpp"
+
+namespace spkit {
+namespace {
+
+void check_mkl(sparse_status_t s, const char* call) {
+  if (s == SPARSE_STATUS_SUCCESS) return;
+  if (s == SPARSE_STATUS_ALLOC_FAILED) throw TooLarge(std::string("MKL ") + call + ": allocation failed", 0);
+  throw Error(std::string("MKL ") + call + " failed with status " + std::to_string(static_cast<int>(s)));
+}
+
+// An MKL sparse handle that is destroyed however the scope is left.
+struct MklHandle {
+  sparse_matrix_t h = nullptr;
+  MklHandle() = default;
+  MklHandle(const MklHandle&) = delete;
+  MklHandle& operator=(const MklHandle&) = delete;
+  ~MklHandle() {
+    if (h) mkl_sparse_destroy(h);
+  }
+};
+
+// A CSR matrix in MKL's 32-bit index arrays (values copied too: MKL takes non-const pointers).
+template <class T>
+struct MklCsr {
+  MKL_INT rows = 0, cols = 0;
+  std::vector<MKL_INT> row_ptr, col_idx;
+  std::vector<T> values;
+  explicit MklCsr(const Csr<T>& a)
+      : rows(static_cast<MKL_INT>(a.rows)), cols(static_cast<MKL_INT>(a.cols)),
+        row_ptr(a.row_ptr.begin(), a.row_ptr.end()), col_idx(a.col_idx.begin(), a.col_idx.end()),
+        values(a.values) {}
+  void create(MklHandle& handle) {
+    sparse_status_t s;
+    if constexpr (sizeof(T) == 8)
+      s = mkl_sparse_d_create_csr(&handle.h, SPARSE_INDEX_BASE_ZERO, rows, cols, row_ptr.data(), row_ptr.data() + 1,
+                                  col_idx.data(), values.data());
+    else
+      s = mkl_sparse_s_create_csr(&handle.h, SPARSE_INDEX_BASE_ZERO, rows, cols, row_ptr.data(), row_ptr.data() + 1,
+                                  col_idx.data(), values.data());
+    check_mkl(s, "mkl_sparse_?_create_csr");
+  }
+};
+
+template <class T>
+Csr<T> export_sorted_csr(sparse_matrix_t c_handle) {
+  check_mkl(mkl_sparse_order(c_handle), "mkl_sparse_order");
+  sparse_index_base_t base;
+  MKL_INT rows = 0, cols = 0;
+  MKL_INT *starts = nullptr, *ends = nullptr, *col = nullptr;
+  T* val = nullptr;
+  sparse_status_t s;
+  if constexpr (sizeof(T) == 8)
+    s = mkl_sparse_d_export_csr(c_handle, &base, &rows, &cols, &starts, &ends, &col, &val);
+  else
+    s = mkl_sparse_s_export_csr(c_handle, &base, &rows, &cols, &starts, &ends, &col, &val);
+  check_mkl(s, "mkl_sparse_?_export_csr");
+  const MKL_INT b = base == SPARSE_INDEX_BASE_ONE ? 1 : 0;
+  Csr<T> c;
+  c.rows = rows;
+  c.cols = cols;
+  c.row_ptr.assign(static_cast<std::size_t>(rows) + 1, 0);
+  std::int64_t stored = 0;
+  for (MKL_INT i = 0; i < rows; ++i) stored += ends[i] - starts[i];
+  c.col_idx.reserve(static_cast<std::size_t>(stored));
+  c.values.reserve(static_cast<std::size_t>(stored));
+  for (MKL_INT i = 0; i < rows; ++i) {
+    for (MKL_INT p = starts[i] - b; p < ends[i] - b; ++p)
+      if (val[p] != T(0)) c.col_idx.push_back(col[p] - b), c.values.push_back(val[p]);
+    c.row_ptr[i + 1] = c.nnz();
+  }
+  return c;
+}
+
+template <class T>
+SpgemmResult<T> mkl_sp2m(const Csr<T>& a, const Csr<T>& b, const SpgemmOptions& opts) {
+  detail::check_spgemm_shapes(a, b);
+  constexpr std::int64_t limit = std::numeric_limits<MKL_INT>::max();
+  if (a.nnz() >= limit || b.nnz() >= limit || a.rows >= limit || a.cols >= limit || b.cols >= limit)
+    throw TooLarge("ref.mkl.sp2m uses MKL's 32-bit (LP64) interface; these matrices need 64-bit indices",
+                   static_cast<std::uint64_t>(a.nnz() + b.nnz()) * (sizeof(T) + 8));
+  if (a.rows == 0 || a.cols == 0 || b.cols == 0)
+    throw NotApplicable("MKL sparse handles need at least one row and one column");
+  mkl_set_num_threads_local(std::max(1, opts.threads));
+
+  detail::SpgemmStageClock clock(opts);
+  const int convert = clock.stage("convert", false), create = clock.stage("create"), count = clock.stage("count"),
+            finalize = clock.stage("finalize"), exporting = clock.stage("export");
+  const matrix_descr general{SPARSE_MATRIX_TYPE_GENERAL, SPARSE_FILL_MODE_FULL, SPARSE_DIAG_NON_UNIT};
+  SpgemmResult<T> r;
+  for (int run = 0; run < clock.runs(); ++run) {
+    clock.start(run);
+    MklCsr<T> ma(a);
+    std::unique_ptr<MklCsr<T>> mb;
+    if (&a != &b) mb = std::make_unique<MklCsr<T>>(b);
+    clock.lap(convert);
+    MklHandle ha, hb_own, hc;
+    ma.create(ha);
+    if (mb) mb->create(hb_own);
+    const sparse_matrix_t hb = mb ? hb_own.h : ha.h;
+    clock.lap(create);
+    check_mkl(mkl_sparse_sp2m(SPARSE_OPERATION_NON_TRANSPOSE, general, ha.h, SPARSE_OPERATION_NON_TRANSPOSE, general,
+                              hb, SPARSE_STAGE_NNZ_COUNT, &hc.h),
+              "mkl_sparse_sp2m (nnz count)");
+    clock.lap(count);
+    check_mkl(mkl_sparse_sp2m(SPARSE_OPERATION_NON_TRANSPOSE, general, ha.h, SPARSE_OPERATION_NON_TRANSPOSE, general,
+                              hb, SPARSE_STAGE_FINALIZE_MULT, &hc.h),
+              "mkl_sparse_sp2m (finalize)");
+    clock.lap(finalize);
+    r.c = export_sorted_csr<T>(hc.h);
+    clock.lap(exporting);
+    clock.finish_run();
+  }
+  clock.fill(r);
+  r.detail = "MKL " + std::to_string(std::max(1, opts.threads)) + " threads, two-stage sp2m + order + export";
+  return r;
+}
+
+}  // namespace
+
+void register_ref_mkl_spgemm(SpgemmRegistry& reg) {
+  // As for the SpMV comparison: GNU OpenMP threading (spkit's own runtime), LP64 indices, chosen
+  // before the first MKL call (harmless when register_ref_mkl_kernels already did it).
+  mkl_set_threading_layer(MKL_THREADING_GNU);
+  mkl_set_interface_layer(MKL_INTERFACE_LP64);
+  SpgemmKernelInfo k;
+  k.name = "ref.mkl.sp2m";
+  k.format = Format::csr;
+  k.backend = Backend::cpu;
+  k.parallel = true;
+  k.comparison = true;
+  k.description = "Intel MKL mkl_sparse_sp2m, two stages (count + finalize) with handle creation, sort and export";
+  k.run_f32 = mkl_sp2m<float>;
+  k.run_f64 = mkl_sp2m<double>;
+  reg.add(std::move(k));
+}
+
+}  // namespace spkit
