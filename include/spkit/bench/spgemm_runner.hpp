@@ -1,0 +1,61 @@
+#pragma once
+// Runs registered SpGEMM kernels on one product C = A B the way `spkit spgemm` and `spkit bench` do:
+// each kernel x precision runs warm-up + timed products, is validated against the fp64 reference
+// (check_spgemm with the kernel's unit roundoff) and becomes one row. A kernel that does not apply,
+// runs out of memory or fails on the device is a "skipped" row with the reason; a wrong C is a
+// "FAILED" row; neither stops the run.
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "spkit/bench/runner.hpp"  // DeviceSelect
+#include "spkit/formats/csr.hpp"
+#include "spkit/kernel.hpp"
+#include "spkit/spgemm.hpp"
+
+namespace spkit {
+
+struct SpgemmRunOptions {
+  std::string kernels = "all";  // comma-separated globs over spgemm_registry() names
+  DeviceSelect device = DeviceSelect::all;
+  std::vector<Precision> precisions{Precision::f64};
+  SpgemmOptions run;            // threads, warmup, reps (GPU kernels get at least 10 reps)
+  // Also run the comparisons the ratios need when the globs left them out: ref.mkl.sp2m next to CPU
+  // kernels, cuda.cusparse.spgemm next to CUDA kernels (when a GPU is present).
+  bool add_baselines = true;
+  // Called before each kernel x precision runs (progress output).
+  std::function<void(const SpgemmKernelInfo&, Precision, std::size_t index, std::size_t total)> on_kernel;
+  // Receives C (in double) of each validated run, e.g. for --c-out.
+  std::function<void(const SpgemmKernelInfo&, Precision, const Csr<double>& c)> on_result;
+};
+
+struct SpgemmRow {
+  std::string kernel, format, backend, precision;
+  std::string arithmetic;            // block-product precision when it differs from `precision`
+  int threads = 1;
+  bool comparison = false;
+  std::vector<SpgemmStage> stages;   // median ms per stage, pipeline order
+  double total_ms = 0;               // median over timed runs of the stages with in_total
+  std::int64_t out_nnz = -1, out_blocks = -1, tasks = -1;
+  std::int64_t products = 0;         // intermediate products (scalar multiply-adds) of A B
+  double gflops = 0;                 // 2 * products / total_ms
+  // Speed relative to the baselines of the same precision in this run: their total / this total
+  // (> 1: faster than the baseline); 0 when the baseline did not run.
+  double vs_cusparse = 0, vs_mkl = 0;
+  double rel_error = 0, max_abs_error = 0;  // against the fp64 reference
+  std::string status;                // "ok", "FAILED", "skipped"
+  std::string note;                  // the kernel's detail, or why it was skipped / failed
+};
+
+std::vector<SpgemmRow> run_spgemm(const Csr<double>& a, const Csr<double>& b, const SpgemmRunOptions& opts);
+// The same over any registry (tests use a local one holding a deliberately broken kernel).
+std::vector<SpgemmRow> run_spgemm(const SpgemmRegistry& reg, const Csr<double>& a, const Csr<double>& b,
+                                  const SpgemmRunOptions& opts);
+
+// Rows as a JSON array (one object per row, stages as an array of {name, ms, in_total}) and as CSV
+// (stages flattened into one "name=ms;..." column), for --json and the bench results.
+std::string spgemm_rows_to_json(const std::vector<SpgemmRow>& rows, int indent = 2);
+std::string spgemm_rows_to_csv(const std::vector<SpgemmRow>& rows, const std::string& matrix_column = "");
+
+}  // namespace spkit

@@ -1,0 +1,239 @@
+// run_spgemm: the one place where SpGEMM kernels are run, timed and validated for `spkit spgemm` and
+// `spkit bench`, as run_spmv is for SpMV.
+#include "spkit/bench/spgemm_runner.hpp"
+
+#include <omp.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <new>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
+
+#include "spkit/device.hpp"
+#include "spkit/error.hpp"
+
+namespace spkit {
+namespace {
+
+constexpr int kMinGpuReps = 10;
+constexpr const char* kCusparse = "cuda.cusparse.spgemm";
+constexpr const char* kMkl = "ref.mkl.sp2m";
+
+double median_of(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  const std::size_t h = v.size() / 2;
+  return v.size() % 2 ? v[h] : 0.5 * (v[h - 1] + v[h]);
+}
+
+std::string join_note(const std::string& a, const std::string& b) {
+  if (a.empty()) return b;
+  if (b.empty()) return a;
+  return a + "; " + b;
+}
+
+template <class T>
+SpgemmRow run_one(const SpgemmKernelInfo& k, const Csr<T>& a, const Csr<T>& b, std::int64_t products,
+                  const SpgemmRunOptions& opts) {
+  SpgemmRow r;
+  r.kernel = k.name;
+  r.format = std::string(to_string(k.format));
+  r.backend = std::string(to_string(k.backend));
+  r.precision = std::string(to_string(precision_of<T>()));
+  r.arithmetic = k.arithmetic;
+  r.threads = k.backend == Backend::cpu && k.parallel ? std::max(1, opts.run.threads) : 1;
+  r.comparison = k.comparison;
+  r.products = products;
+  if (k.backend == Backend::cuda && gpu_count() == 0) {
+    r.status = "skipped";
+    r.note = cuda_compiled() ? "no CUDA device on this machine" : "this spkit was built without CUDA";
+    return r;
+  }
+  if (!k.fn<T>()) {
+    r.status = "skipped", r.note = "no " + r.precision + " form of this kernel";
+    return r;
+  }
+  SpgemmOptions run = opts.run;
+  run.threads = r.threads;
+  if (k.backend == Backend::cuda) run.reps = std::max(run.reps, kMinGpuReps);
+  SpgemmResult<T> res;
+  try {
+    res = k.fn<T>()(a, b, run);
+  } catch (const NotApplicable& e) {
+    r.status = "skipped", r.note = std::string("not applicable: ") + e.what();
+    return r;
+  } catch (const TooLarge& e) {
+    r.status = "skipped", r.note = std::string("too large: ") + e.what();
+    return r;
+  } catch (const DeviceError& e) {
+    r.status = "skipped", r.note = std::string("device error: ") + e.what();
+    return r;
+  } catch (const std::bad_alloc&) {
+    r.status = "skipped", r.note = "out of memory (the allocation size was not known in advance)";
+    return r;
+  } catch (const std::exception& e) {
+    r.status = "FAILED", r.note = std::string("run failed: ") + e.what();
+    return r;
+  }
+  r.stages = res.stages;
+  r.total_ms = median_of(res.total_ms);
+  r.out_nnz = res.c.nnz();
+  r.out_blocks = res.out_blocks;
+  r.tasks = res.tasks;
+  r.note = res.detail;
+  const double u = k.unit_roundoff > 0 ? k.unit_roundoff : (sizeof(T) == 4 ? 0x1p-24 : 0x1p-53);
+  SpgemmCheck v;
+  try {
+    v = check_spgemm(a, b, res.c, u);
+  } catch (const std::exception& e) {
+    v.ok = false, v.message = e.what();
+  }
+  r.rel_error = v.rel_error;
+  r.max_abs_error = v.max_abs_error;
+  if (!v.ok) {
+    r.status = "FAILED";  // never reported as a success: no GFLOPS, no ratios
+    r.note = join_note(r.note, std::to_string(v.pattern_mismatches) + " entries wrong, first: " + v.message);
+    return r;
+  }
+  r.status = "ok";
+  if (r.total_ms > 0) r.gflops = 2.0 * static_cast<double>(products) / (r.total_ms * 1e-3) * 1e-9;
+  if (opts.on_result) opts.on_result(k, precision_of<T>(), csr_cast<double>(res.c));
+  return r;
+}
+
+void fill_ratios(std::vector<SpgemmRow>& rows, std::size_t begin) {
+  double cusparse_ms = 0, mkl_ms = 0;
+  for (std::size_t i = begin; i < rows.size(); ++i) {
+    if (rows[i].status != "ok" || rows[i].total_ms <= 0) continue;
+    if (rows[i].kernel == kCusparse) cusparse_ms = rows[i].total_ms;
+    if (rows[i].kernel == kMkl) mkl_ms = rows[i].total_ms;
+  }
+  for (std::size_t i = begin; i < rows.size(); ++i) {
+    SpgemmRow& r = rows[i];
+    if (r.status != "ok" || r.total_ms <= 0) continue;
+    if (cusparse_ms > 0) r.vs_cusparse = cusparse_ms / r.total_ms;
+    if (mkl_ms > 0) r.vs_mkl = mkl_ms / r.total_ms;
+  }
+}
+
+}  // namespace
+
+std::vector<SpgemmRow> run_spgemm(const Csr<double>& a, const Csr<double>& b, const SpgemmRunOptions& opts) {
+  return run_spgemm(spgemm_registry(), a, b, opts);
+}
+
+std::vector<SpgemmRow> run_spgemm(const SpgemmRegistry& reg, const Csr<double>& a, const Csr<double>& b,
+                                  const SpgemmRunOptions& opts) {
+  if (a.cols != b.rows)
+    throw Error("SpGEMM: A is " + std::to_string(a.rows) + "x" + std::to_string(a.cols) + " but B is " +
+                std::to_string(b.rows) + "x" + std::to_string(b.cols) + " (A's columns must equal B's rows)");
+  if (opts.run.threads < 1) throw Error("thread count must be at least 1 (got " + std::to_string(opts.run.threads) + ")");
+  std::set<std::string> chosen;
+  bool any_cpu = false, any_cuda = false;
+  for (const SpgemmKernelInfo* k : reg.match(opts.kernels)) {
+    if (opts.device == DeviceSelect::cpu && k->backend != Backend::cpu) continue;
+    if (opts.device == DeviceSelect::gpu && k->backend != Backend::cuda) continue;
+    chosen.insert(k->name);
+    any_cpu = any_cpu || k->backend == Backend::cpu;
+    any_cuda = any_cuda || k->backend == Backend::cuda;
+  }
+  if (chosen.empty() && opts.device == DeviceSelect::gpu && !cuda_compiled())
+    throw Error("no GPU SpGEMM kernel to run: this spkit was built without CUDA");
+  if (chosen.empty())
+    throw Error("no registered SpGEMM kernel matches '" + opts.kernels + "' on device " +
+                (opts.device == DeviceSelect::cpu ? "cpu" : opts.device == DeviceSelect::gpu ? "gpu" : "all") +
+                " (see `spkit kernels`)");
+  if (opts.add_baselines) {
+    if (any_cpu && reg.find(kMkl)) chosen.insert(kMkl);
+    if (any_cuda && gpu_count() > 0 && reg.find(kCusparse)) chosen.insert(kCusparse);
+  }
+
+  const std::int64_t products = spgemm_intermediate_products(a, b);
+  std::size_t total = 0;
+  for (const auto& k : reg.all()) total += chosen.count(k.name) * opts.precisions.size();
+  std::vector<SpgemmRow> rows;
+  std::size_t index = 0;
+  for (Precision p : opts.precisions) {
+    const std::size_t begin = rows.size();
+    // One cast per precision, outside every kernel's time; B stays the same object as A when it
+    // is A, so kernels can convert it once (what A * A costs a user).
+    Csr<float> a32, b32;
+    if (p == Precision::f32) {
+      a32 = csr_cast<float>(a);
+      if (&a != &b) b32 = csr_cast<float>(b);
+    }
+    for (const auto& k : reg.all()) {
+      if (!chosen.count(k.name)) continue;
+      if (opts.on_kernel) opts.on_kernel(k, p, index, total);
+      ++index;
+      if (p == Precision::f64)
+        rows.push_back(run_one<double>(k, a, b, products, opts));
+      else
+        rows.push_back(run_one<float>(k, a32, &a != &b ? b32 : a32, products, opts));
+    }
+    fill_ratios(rows, begin);
+  }
+  return rows;
+}
+
+std::string spgemm_rows_to_json(const std::vector<SpgemmRow>& rows, int indent) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& r : rows) {
+    nlohmann::json stages = nlohmann::json::array();
+    for (const auto& s : r.stages) stages.push_back({{"name", s.name}, {"ms", s.ms}, {"in_total", s.in_total}});
+    out.push_back({{"kernel", r.kernel},
+                   {"format", r.format},
+                   {"backend", r.backend},
+                   {"precision", r.precision},
+                   {"arithmetic", r.arithmetic},
+                   {"threads", r.threads},
+                   {"comparison", r.comparison},
+                   {"stages", stages},
+                   {"total_ms", r.total_ms},
+                   {"out_nnz", r.out_nnz},
+                   {"out_blocks", r.out_blocks},
+                   {"tasks", r.tasks},
+                   {"products", r.products},
+                   {"gflops", r.gflops},
+                   {"vs_cusparse", r.vs_cusparse},
+                   {"vs_mkl", r.vs_mkl},
+                   {"rel_error", r.rel_error},
+                   {"max_abs_error", r.max_abs_error},
+                   {"status", r.status},
+                   {"note", r.note}});
+  }
+  return out.dump(indent);
+}
+
+std::string spgemm_rows_to_csv(const std::vector<SpgemmRow>& rows, const std::string& matrix_column) {
+  auto quoted = [](const std::string& s) {
+    std::string q = "\"";
+    for (char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
+    return q + "\"";
+  };
+  std::ostringstream out;
+  out.precision(9);
+  if (!matrix_column.empty()) out << "matrix,";
+  out << "kernel,format,backend,precision,arithmetic,threads,comparison,stages,total_ms,out_nnz,out_blocks,tasks,"
+         "products,gflops,vs_cusparse,vs_mkl,rel_error,max_abs_error,status,note\n";
+  for (const auto& r : rows) {
+    std::string stages;
+    for (const auto& s : r.stages) {
+      char buf[96];
+      std::snprintf(buf, sizeof buf, "%s%s=%.6g%s", stages.empty() ? "" : ";", s.name.c_str(), s.ms,
+                    s.in_total ? "" : "*");
+      stages += buf;
+    }
+    if (!matrix_column.empty()) out << quoted(matrix_column) << ",";
+    out << quoted(r.kernel) << "," << r.format << "," << r.backend << "," << r.precision << "," << quoted(r.arithmetic)
+        << "," << r.threads << "," << (r.comparison ? 1 : 0) << "," << quoted(stages) << "," << r.total_ms << ","
+        << r.out_nnz << "," << r.out_blocks << "," << r.tasks << "," << r.products << "," << r.gflops << ","
+        << r.vs_cusparse << "," << r.vs_mkl << "," << r.rel_error << "," << r.max_abs_error << "," << r.status << ","
+        << quoted(r.note) << "\n";
+  }
+  return out.str();
+}
+
+}  // namespace spkit
