@@ -23,6 +23,7 @@
 #include <fmt/format.h>
 #include <omp.h>
 
+#include "bench_spgemm.hpp"
 #include "commands.hpp"
 #include "spkit/bench/machine.hpp"
 #include "spkit/bench/report.hpp"
@@ -69,6 +70,9 @@ struct BenchCli {
   bool no_report = false;
   std::uint64_t seed = 42;
   std::string command_line;
+  bool no_spgemm = false;                 // the SpGEMM section (bench_spgemm.hpp)
+  std::string spgemm_variant = "all";
+  std::int64_t spgemm_max_products = kSpgemmDefaultMaxProducts;
 };
 
 std::string human_duration(double s) {
@@ -299,6 +303,7 @@ void run_bench(const BenchCli& cli) {
                      {"warmup", std::to_string(cli.warmup)},
                      {"seed", std::to_string(cli.seed)},
                      {"resume", cli.resume ? "yes" : "no"}};
+  results.options.push_back({"spgemm", cli.no_spgemm ? "off" : cli.spgemm_variant});
 
   // What is left to do, per matrix: kernels with at least one cell not in the results yet.
   std::vector<std::vector<const KernelInfo*>> pending(suite.size());
@@ -350,6 +355,16 @@ void run_bench(const BenchCli& cli) {
                            results.machine.gpu_name.empty() ? "" : ", GPU " + results.machine.gpu_name,
                            results.machine.cpu_read_gbs > 0 ? fmt::format(", CPU read {:.1f} GB/s", results.machine.cpu_read_gbs) : ""));
   write_results(cli.out, results);
+
+  std::vector<SpgemmBenchEntry> spgemm_entries;
+  SpgemmBenchOptions spgemm_opts;
+  spgemm_opts.variants = cli.spgemm_variant;
+  spgemm_opts.device = device;
+  spgemm_opts.precisions = precisions;
+  spgemm_opts.threads = *std::max_element(threads.begin(), threads.end());
+  spgemm_opts.reps = std::min(cli.reps, 3);  // products take far longer than SpMVs: fewer, longer runs
+  spgemm_opts.warmup = std::min(cli.warmup, 1);
+  spgemm_opts.max_products = cli.spgemm_max_products;
 
   std::signal(SIGINT, on_sigint);
   const std::uint64_t memory_budget = results.machine.memory_bytes / 4;
@@ -441,6 +456,11 @@ void run_bench(const BenchCli& cli) {
       results.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
       write_results(cli.out, results);
     }
+    if (!cli.no_spgemm && !g_interrupted) {
+      spgemm_entries.push_back(bench_spgemm_matrix(sm.name, loaded.a, spgemm_opts,
+                                                   [&](const std::string& text) { progress.show(text, true); }));
+      write_spgemm_bench(cli.out, spgemm_entries, spgemm_opts.max_products, cli.resume);
+    }
   }
   std::signal(SIGINT, SIG_DFL);
   results.complete = !g_interrupted;
@@ -456,6 +476,7 @@ void run_bench(const BenchCli& cli) {
   progress.log(fmt::format("done in {}: {} cells in {} and {}", human_duration(results.wall_s), results.rows.size(),
                            json_path, (fs::path(cli.out) / "results.csv").string()));
   print_summary(results);
+  print_spgemm_summary(spgemm_entries);
 
   if (cli.no_report) return;
   const std::string script = find_report_script({self_dir() + "/../share/spkit/report.py",
@@ -490,6 +511,12 @@ void add_bench_command(CLI::App& app) {
   cmd->add_flag("--no-generated", cli->no_generated, "Only the --matrices files, no generated matrices");
   cmd->add_flag("--no-report", cli->no_report, "Do not run scripts/report.py at the end");
   cmd->add_option("--seed", cli->seed, "Seed of the generated matrices and of x")->capture_default_str();
+  cmd->add_flag("--no-spgemm", cli->no_spgemm, "Skip the SpGEMM section (C = A A per square matrix)");
+  cmd->add_option("--spgemm-variant", cli->spgemm_variant, "Comma-separated globs over SpGEMM kernel names")
+      ->capture_default_str();
+  cmd->add_option("--spgemm-max-products", cli->spgemm_max_products,
+                  "SpGEMM only where A A has at most this many intermediate products")
+      ->capture_default_str();
   cmd->callback([cli] {
     cli->command_line = command_line();
     run_bench(*cli);

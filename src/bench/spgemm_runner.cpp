@@ -5,12 +5,15 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <filesystem>
+#include <fstream>
 #include <cstdio>
 #include <new>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
 
+#include "spkit/bench/results.hpp"
 #include "spkit/device.hpp"
 #include "spkit/error.hpp"
 
@@ -207,7 +210,7 @@ std::string spgemm_rows_to_json(const std::vector<SpgemmRow>& rows, int indent) 
   return out.dump(indent);
 }
 
-std::string spgemm_rows_to_csv(const std::vector<SpgemmRow>& rows, const std::string& matrix_column) {
+std::string spgemm_rows_to_csv(const std::vector<SpgemmRow>& rows, const std::string& matrix_column, bool header) {
   auto quoted = [](const std::string& s) {
     std::string q = "\"";
     for (char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
@@ -215,8 +218,9 @@ std::string spgemm_rows_to_csv(const std::vector<SpgemmRow>& rows, const std::st
   };
   std::ostringstream out;
   out.precision(9);
-  if (!matrix_column.empty()) out << "matrix,";
-  out << "kernel,format,backend,precision,arithmetic,threads,comparison,stages,total_ms,out_nnz,out_blocks,tasks,"
+  if (header && !matrix_column.empty()) out << "matrix,";
+  if (header)
+    out << "kernel,format,backend,precision,arithmetic,threads,comparison,stages,total_ms,out_nnz,out_blocks,tasks,"
          "products,gflops,vs_cusparse,vs_mkl,rel_error,max_abs_error,status,note\n";
   for (const auto& r : rows) {
     std::string stages;
@@ -234,6 +238,56 @@ std::string spgemm_rows_to_csv(const std::vector<SpgemmRow>& rows, const std::st
         << quoted(r.note) << "\n";
   }
   return out.str();
+}
+
+void write_spgemm_bench(const std::string& dir, const std::vector<SpgemmBenchEntry>& entries,
+                        std::int64_t max_products, bool keep_existing) {
+  namespace fs = std::filesystem;
+  const std::string json_path = (fs::path(dir) / "spgemm.json").string();
+  nlohmann::json list = nlohmann::json::array();
+  std::set<std::string> names;
+  for (const auto& e : entries) names.insert(e.matrix);
+  if (keep_existing && fs::exists(json_path)) {
+    std::ifstream in(json_path);
+    const nlohmann::json old = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
+    if (old.is_object() && old.contains("entries") && old["entries"].is_array())
+      for (const auto& e : old["entries"])
+        if (e.is_object() && e.contains("matrix") && !names.count(e["matrix"].get<std::string>())) list.push_back(e);
+  }
+  std::string csv = spgemm_rows_to_csv({}, "matrix", true);
+  for (const auto& e : entries) {
+    list.push_back({{"matrix", e.matrix},
+                    {"rows", e.rows},
+                    {"cols", e.cols},
+                    {"nnz", e.nnz},
+                    {"products", e.products},
+                    {"skipped", e.skipped},
+                    {"results", nlohmann::json::parse(spgemm_rows_to_json(e.results, -1))}});
+  }
+  for (const auto& e : list) {
+    // CSV from the JSON, so kept entries appear in it too.
+    std::vector<SpgemmRow> rows;
+    for (const auto& r : e["results"]) {
+      SpgemmRow x;
+      x.kernel = r.value("kernel", ""), x.format = r.value("format", ""), x.backend = r.value("backend", "");
+      x.precision = r.value("precision", ""), x.arithmetic = r.value("arithmetic", "");
+      x.threads = r.value("threads", 1), x.comparison = r.value("comparison", false);
+      for (const auto& s : r.value("stages", nlohmann::json::array()))
+        x.stages.push_back({s.value("name", ""), s.value("ms", 0.0), s.value("in_total", true)});
+      x.total_ms = r.value("total_ms", 0.0), x.out_nnz = r.value("out_nnz", std::int64_t{-1});
+      x.out_blocks = r.value("out_blocks", std::int64_t{-1}), x.tasks = r.value("tasks", std::int64_t{-1});
+      x.products = r.value("products", std::int64_t{0}), x.gflops = r.value("gflops", 0.0);
+      x.vs_cusparse = r.value("vs_cusparse", 0.0), x.vs_mkl = r.value("vs_mkl", 0.0);
+      x.rel_error = r.value("rel_error", 0.0), x.max_abs_error = r.value("max_abs_error", 0.0);
+      x.status = r.value("status", ""), x.note = r.value("note", "");
+      rows.push_back(std::move(x));
+    }
+    csv += spgemm_rows_to_csv(rows, e["matrix"].get<std::string>(), false);
+  }
+  const nlohmann::json doc = {{"schema", "spkit-spgemm/1"}, {"max_products", max_products}, {"entries", list}};
+  fs::create_directories(dir);
+  bench::write_file_atomic(json_path, doc.dump(2));
+  bench::write_file_atomic((fs::path(dir) / "spgemm.csv").string(), csv);
 }
 
 }  // namespace spkit

@@ -56,6 +56,21 @@ std::vector<SpgemmRow> run_spgemm(const SpgemmRegistry& reg, const Csr<double>& 
 // Rows as a JSON array (one object per row, stages as an array of {name, ms, in_total}) and as CSV
 // (stages flattened into one "name=ms;..." column), for --json and the bench results.
 std::string spgemm_rows_to_json(const std::vector<SpgemmRow>& rows, int indent = 2);
-std::string spgemm_rows_to_csv(const std::vector<SpgemmRow>& rows, const std::string& matrix_column = "");
+std::string spgemm_rows_to_csv(const std::vector<SpgemmRow>& rows, const std::string& matrix_column = "",
+                               bool header = true);
+
+// The SpGEMM section of `spkit bench`: C = A A for each suite matrix where it applies.
+struct SpgemmBenchEntry {
+  std::string matrix;
+  std::int64_t rows = 0, cols = 0, nnz = 0, products = 0;  // products: intermediate products of A A
+  std::string skipped;            // why this matrix has no SpGEMM rows (empty: it ran)
+  std::vector<SpgemmRow> results;
+};
+// Writes dir/spgemm.json ({"schema": "spkit-spgemm/1", "max_products", "entries": [{matrix, rows, cols,
+// nnz, products, skipped, results: [rows as spgemm_rows_to_json]}]}) and dir/spgemm.csv (one line per
+// row, with the matrix), each atomically. keep_existing (--resume): entries already in dir/spgemm.json
+// for matrices not in `entries` are kept.
+void write_spgemm_bench(const std::string& dir, const std::vector<SpgemmBenchEntry>& entries,
+                        std::int64_t max_products, bool keep_existing);
 
 }  // namespace spkit
