@@ -33,7 +33,7 @@ SpgemmBenchEntry bench_spgemm_matrix(const std::string& name, const Csr<double>&
   o.run.reps = opts.reps;
   o.run.warmup = opts.warmup;
   o.on_kernel = [&](const SpgemmKernelInfo& k, Precision p, std::size_t index, std::size_t total) {
-    log(fmt::format("  spgemm {} ({:.1f}M products) [{}/{}] {} {}", name, static_cast<double>(e.products) / 1e6,
+    log(fmt::format("  spgemm {}: {:.1f}M products, [{}/{}] {} {}", name, static_cast<double>(e.products) / 1e6,
                     index + 1, total, k.name, to_string(p)));
   };
   try {

@@ -164,4 +164,23 @@ grep -q "STOPPED VALIDATING" "$T/cmp_broken.out" || fail "compare did not name t
 [ "$rc_json" -ne 0 ] || fail "compare --json missed the slowdown"
 "$PY" -c "import json,sys; c=json.load(open(sys.argv[1])); assert c['regression'] and c['slower']==1, c" "$T/cmp.json" \
   || fail "compare --json output wrong"
+echo "== SpGEMM section: spgemm.json/csv, report section, --no-spgemm"
+"$PY" - "$T/a" <<'EOF'
+import csv, json, sys
+d = sys.argv[1]
+s = json.load(open(f"{d}/spgemm.json"))
+entries = {e["matrix"]: e for e in s["entries"]}
+for m in ("lap2d", "fem", "banded", "small"):
+    assert m in entries and not entries[m]["skipped"], f"no SpGEMM rows for {m}"
+    rows = entries[m]["results"]
+    assert rows and all(r["status"] in ("ok", "skipped") for r in rows), [(r["kernel"], r["status"], r["note"]) for r in rows]
+    assert any(r["status"] == "ok" and r["gflops"] > 0 and r["out_nnz"] > 0 for r in rows), m
+lines = list(csv.DictReader(open(f"{d}/spgemm.csv")))
+assert len(lines) == sum(len(e["results"]) for e in s["entries"]), "spgemm.csv and spgemm.json disagree"
+EOF
+grep -q "SpGEMM: C = A A" "$T/a/report.md" || fail "no SpGEMM section in the report"
+grep -q "SpGEMM C = A A" "$T/a.out" || fail "no SpGEMM table on stdout"
+"$SPKIT" bench --size tiny --kernels 'cpu.csr.serial' --threads 1 --reps 1 --no-spgemm --no-report --out "$T/nosg" \
+  >/dev/null 2>&1 || fail "bench --no-spgemm failed"
+[ ! -e "$T/nosg/spgemm.json" ] || fail "--no-spgemm still wrote spgemm.json"
 echo "bench.sh: all checks passed"
