@@ -119,8 +119,8 @@ void check_kernel_on(const SpgemmKernelInfo& k, const Product& p, int threads, b
   const Csr<T> b = csr_cast<T>(fresh ? fresh_values(p.b, seed + 1) : p.b);
   SpgemmOptions o;
   o.threads = threads;
-  o.warmup = 1;
-  o.reps = 2;
+  o.warmup = 0;
+  o.reps = 2;  // two products from the same call: the second must not depend on the first's scratch
   SpgemmResult<T> r;
   try {
     r = k.fn<T>()(a, b, o);
@@ -149,7 +149,8 @@ TEST_P(AllSpgemmKernels, MatchesFp64Reference) {
   ASSERT_NE(k, nullptr);
   if (k->backend == Backend::cuda && gpu_count() == 0)
     GTEST_SKIP() << "no CUDA device on this machine: " << k->name << " compiled but not run";
-  const std::vector<int> thread_counts = k->parallel ? std::vector<int>{1, 2, 3} : std::vector<int>{1};
+  // 1 and an odd count (rows not split evenly); 2 is what AgreeWithEachOther uses.
+  const std::vector<int> thread_counts = k->parallel ? std::vector<int>{1, 3} : std::vector<int>{1};
   for (const auto& p : all_products())
     for (int th : thread_counts) {
       const bool exact = p.name.rfind("cancellation", 0) == 0 || p.name.rfind("block_cancellation", 0) == 0;
