@@ -6,6 +6,7 @@
 
 #include "commands.hpp"
 #include "spkit/kernel.hpp"
+#include "spkit/spgemm.hpp"
 
 namespace spkit::cli {
 
@@ -29,6 +30,13 @@ void add_kernels_command(CLI::App& app) {
       std::printf("%-32s %-9s %-7s %-8s %s\n", k.name.c_str(), std::string(to_string(k.format)).c_str(),
                   std::string(to_string(k.backend)).c_str(),
                   k.comparison ? "baseline" : k.backend == Backend::cuda ? "gpu" : (k.parallel ? "openmp" : "serial"), k.description.c_str());
+    // The SpGEMM registry (spkit spgemm --variant), in the table only: the JSON stays the SpMV list.
+    std::printf("\nSpGEMM kernels (spkit spgemm --variant NAME):\n");
+    for (const auto& k : spgemm_registry().all())
+      std::printf("%-32s %-9s %-7s %-8s %s%s\n", k.name.c_str(), std::string(to_string(k.format)).c_str(),
+                  std::string(to_string(k.backend)).c_str(),
+                  k.comparison ? "baseline" : k.backend == Backend::cuda ? "gpu" : (k.parallel ? "openmp" : "serial"),
+                  k.description.c_str(), k.arithmetic.empty() ? "" : (" [" + k.arithmetic + "]").c_str());
   });
 }
 

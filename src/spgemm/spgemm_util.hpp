@@ -76,9 +76,11 @@ class SpgemmStageClock {
   std::vector<double> totals_;
 };
 
-// Throws TooLarge naming `bytes` when `what` would not fit in the memory available now.
-inline void check_spgemm_memory(const std::string& what, std::uint64_t bytes) {
-  check_budget(what, bytes, FormatLimits{});
+// Throws TooLarge naming `bytes` when `what` would need more than `share` of the memory available now
+// (scratch takes at most half, so that A, B and C keep the rest).
+inline void check_spgemm_memory(const std::string& what, std::uint64_t bytes, double share = 1.0) {
+  const auto budget = static_cast<std::uint64_t>(static_cast<double>(available_memory_bytes()) * share);
+  check_budget(what, bytes, FormatLimits{std::max<std::uint64_t>(budget, 1)});
 }
 
 }  // namespace spkit::detail

@@ -71,7 +71,8 @@ SpgemmResult<T> bmsparse_blocks(const Csr<T>& a, const Csr<T>& b, const SpgemmOp
   detail::check_spgemm_memory(
       "bmSparse SpGEMM block-column scratch for " + std::to_string(threads) + " threads",
       detail::mul_sat(static_cast<std::uint64_t>(block_cols_c) * sizeof(std::int32_t),
-                      static_cast<std::uint64_t>(threads)));
+                      static_cast<std::uint64_t>(threads)),
+      0.5);
 
   detail::SpgemmStageClock clock(opts);
   const int convert = clock.stage("convert", false), multiply = clock.stage("multiply"),

@@ -3,14 +3,16 @@
 //   numeric   C's arrays allocated at their exact size, each row accumulated, its columns sorted and
 //             its exact zeros (cancellation) dropped; rows that lost entries are compacted at the end.
 // Two accumulators for one row of C:
-//   cpu.csr.gustavson_dense  a dense array of B.cols values per thread (O(1) access, no hashing;
-//                            B.cols * 12 bytes per thread, so it suits matrices of moderate width);
+//   cpu.csr.gustavson_dense  a dense array of B.cols values and a presence bitmap per thread (O(1)
+//                            access, no hashing, rows of narrow span emitted in order without a sort;
+//                            B.cols * (sizeof(T) + 1/8) bytes per thread: for moderate widths);
 //   cpu.csr.gustavson_hash   an open-addressing hash table sized to the row (2x its distinct
 //                            columns, a power of two): small and cache-resident however wide B is.
 #include <omp.h>
 
 #include <algorithm>
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <utility>
 #include <vector>
@@ -22,16 +24,19 @@
 namespace spkit {
 namespace {
 
-// Dense accumulator: slot[k] is the position of column k in this row's column list (-1: absent).
+// Dense accumulator: value[k] for every column of B, and a presence bitmap (1 bit per column). A row
+// of C comes out in column order by scanning the bitmap words between its lowest and highest column
+// when that span is short against the row (stencils, FEM, banded: no sort at all), else by sorting
+// the row's column list.
 template <class T>
 class DenseAccumulator {
  public:
   static constexpr const char* kName = "dense accumulator";
   static std::uint64_t scratch_bytes(std::int64_t b_cols) {
-    return static_cast<std::uint64_t>(b_cols) * (sizeof(T) + sizeof(std::int32_t));
+    return static_cast<std::uint64_t>(b_cols) * sizeof(T) + (static_cast<std::uint64_t>(b_cols) + 63) / 64 * 8;
   }
   explicit DenseAccumulator(std::int64_t b_cols)
-      : value_(static_cast<std::size_t>(b_cols), T(0)), slot_(static_cast<std::size_t>(b_cols), -1) {}
+      : value_(static_cast<std::size_t>(b_cols)), present_((static_cast<std::size_t>(b_cols) + 63) / 64, 0) {}
 
   std::int64_t symbolic_row(const Csr<T>& a, const Csr<T>& b, std::int64_t i) {
     cols_.clear();
@@ -39,10 +44,10 @@ class DenseAccumulator {
       const std::int32_t j = a.col_idx[p];
       for (std::int64_t q = b.row_ptr[j]; q < b.row_ptr[j + 1]; ++q) {
         const std::int32_t k = b.col_idx[q];
-        if (slot_[k] < 0) slot_[k] = 0, cols_.push_back(k);
+        if (!test_and_set(k)) cols_.push_back(k);
       }
     }
-    for (std::int32_t k : cols_) slot_[k] = -1;
+    for (std::int32_t k : cols_) present_[k >> 6] = 0;
     return static_cast<std::int64_t>(cols_.size());
   }
 
@@ -50,27 +55,51 @@ class DenseAccumulator {
   std::int64_t numeric_row(const Csr<T>& a, const Csr<T>& b, std::int64_t i, std::int64_t /*row_nnz*/,
                            std::int32_t* out_col, T* out_val) {
     cols_.clear();
+    std::int32_t lo = std::numeric_limits<std::int32_t>::max(), hi = -1;
     for (std::int64_t p = a.row_ptr[i]; p < a.row_ptr[i + 1]; ++p) {
       const std::int32_t j = a.col_idx[p];
       const T aij = a.values[p];
       for (std::int64_t q = b.row_ptr[j]; q < b.row_ptr[j + 1]; ++q) {
         const std::int32_t k = b.col_idx[q];
-        if (slot_[k] < 0) slot_[k] = 0, value_[k] = T(0), cols_.push_back(k);
+        if (!test_and_set(k)) {
+          value_[k] = T(0), cols_.push_back(k);
+          lo = std::min(lo, k), hi = std::max(hi, k);
+        }
         value_[k] += aij * b.values[q];
       }
     }
-    std::sort(cols_.begin(), cols_.end());
     std::int64_t n = 0;
-    for (std::int32_t k : cols_) {
-      if (value_[k] != T(0)) out_col[n] = k, out_val[n] = value_[k], ++n;
-      slot_[k] = -1;
+    if (cols_.empty()) return 0;
+    const std::int64_t first_word = lo >> 6, last_word = hi >> 6;
+    if (last_word - first_word + 1 <= 4 * static_cast<std::int64_t>(cols_.size())) {
+      for (std::int64_t w = first_word; w <= last_word; ++w) {
+        for (std::uint64_t word = present_[w]; word; word &= word - 1) {
+          const std::int32_t k = static_cast<std::int32_t>(w * 64 + __builtin_ctzll(word));
+          if (value_[k] != T(0)) out_col[n] = k, out_val[n] = value_[k], ++n;
+        }
+        present_[w] = 0;
+      }
+    } else {
+      std::sort(cols_.begin(), cols_.end());
+      for (std::int32_t k : cols_) {
+        if (value_[k] != T(0)) out_col[n] = k, out_val[n] = value_[k], ++n;
+        present_[k >> 6] = 0;
+      }
     }
     return n;
   }
 
  private:
+  // Whether column k was present already; marks it present.
+  bool test_and_set(std::int32_t k) {
+    std::uint64_t& word = present_[k >> 6];
+    const std::uint64_t bit = std::uint64_t{1} << (k & 63);
+    const bool was = word & bit;
+    word |= bit;
+    return was;
+  }
   std::vector<T> value_;
-  std::vector<std::int32_t> slot_;
+  std::vector<std::uint64_t> present_;
   std::vector<std::int32_t> cols_;
 };
 
@@ -155,7 +184,7 @@ SpgemmResult<T> gustavson(const Csr<T>& a, const Csr<T>& b, const SpgemmOptions&
   const std::int64_t rows = a.rows;
   detail::check_spgemm_memory(
       std::string("SpGEMM ") + Accumulator<T>::kName + " scratch for " + std::to_string(threads) + " threads",
-      detail::mul_sat(Accumulator<T>::scratch_bytes(b.cols), static_cast<std::uint64_t>(threads)));
+      detail::mul_sat(Accumulator<T>::scratch_bytes(b.cols), static_cast<std::uint64_t>(threads)), 0.5);
 
   detail::SpgemmStageClock clock(opts);
   const int symbolic = clock.stage("symbolic"), numeric = clock.stage("numeric");
