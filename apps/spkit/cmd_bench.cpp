@@ -361,7 +361,8 @@ void run_bench(const BenchCli& cli) {
   spgemm_opts.variants = cli.spgemm_variant;
   spgemm_opts.device = device;
   spgemm_opts.precisions = precisions;
-  spgemm_opts.threads = *std::max_element(threads.begin(), threads.end());
+  // One thread count for SpGEMM: the sweep's largest, but no more than the cores (the sweep goes to 2x).
+  spgemm_opts.threads = std::min(*std::max_element(threads.begin(), threads.end()), std::max(cores, 1));
   spgemm_opts.reps = std::min(cli.reps, 3);  // products take far longer than SpMVs: fewer, longer runs
   spgemm_opts.warmup = std::min(cli.warmup, 1);
   spgemm_opts.max_products = cli.spgemm_max_products;

@@ -58,6 +58,13 @@ SpgemmRow run_one(const SpgemmKernelInfo& k, const Csr<T>& a, const Csr<T>& b, s
     r.status = "skipped", r.note = "no " + r.precision + " form of this kernel";
     return r;
   }
+  if (opts.skip_reason) {
+    const std::string why = opts.skip_reason(k);
+    if (!why.empty()) {
+      r.status = "skipped", r.note = why;
+      return r;
+    }
+  }
   SpgemmOptions run = opts.run;
   run.threads = r.threads;
   if (k.backend == Backend::cuda) run.reps = std::max(run.reps, kMinGpuReps);

@@ -2,6 +2,8 @@
 // Private helpers shared by the SpGEMM kernels: the shape check, the per-stage clock that turns
 // `warmup + reps` runs of a pipeline into the median stage times of SpgemmResult, and the memory
 // check done before C (or a scratch array) is allocated.
+#include <omp.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
@@ -17,6 +19,20 @@ namespace spkit::detail {
 // Throws spkit::Error when a.cols != b.rows (defined in reference.cpp, the one wording of it).
 template <class T>
 void check_spgemm_shapes(const Csr<T>& a, const Csr<T>& b);
+
+// Sets OpenMP's default team size for the scope of a kernel call, so that every parallel region it
+// reaches (its own, and those of csr_to_bmsparse, bmsparse_to_csr, the prefix sums) uses the
+// kernel's thread count rather than all cores; restores the previous value on exit.
+class ScopedOmpThreads {
+ public:
+  explicit ScopedOmpThreads(int threads) : previous_(omp_get_max_threads()) { omp_set_num_threads(std::max(1, threads)); }
+  ~ScopedOmpThreads() { omp_set_num_threads(previous_); }
+  ScopedOmpThreads(const ScopedOmpThreads&) = delete;
+  ScopedOmpThreads& operator=(const ScopedOmpThreads&) = delete;
+
+ private:
+  int previous_;
+};
 
 inline double median_ms(std::vector<double> v) {
   if (v.empty()) return 0;

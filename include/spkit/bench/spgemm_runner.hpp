@@ -26,6 +26,9 @@ struct SpgemmRunOptions {
   bool add_baselines = true;
   // Called before each kernel x precision runs (progress output).
   std::function<void(const SpgemmKernelInfo&, Precision, std::size_t index, std::size_t total)> on_kernel;
+  // When set and it returns a reason, the kernel is not run and its row is "skipped" with that note
+  // (the bench uses it to leave out products that would take minutes, see bench_spgemm.cpp).
+  std::function<std::string(const SpgemmKernelInfo&)> skip_reason;
   // Receives C (in double) of each validated run, e.g. for --c-out.
   std::function<void(const SpgemmKernelInfo&, Precision, const Csr<double>& c)> on_result;
 };

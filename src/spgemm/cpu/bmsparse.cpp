@@ -67,6 +67,7 @@ template <class T>
 SpgemmResult<T> bmsparse_blocks(const Csr<T>& a, const Csr<T>& b, const SpgemmOptions& opts) {
   detail::check_spgemm_shapes(a, b);
   const int threads = std::max(1, opts.threads);
+  const detail::ScopedOmpThreads team(opts.threads);
   const std::int64_t block_cols_c = (b.cols + kDim - 1) / kDim;
   detail::check_spgemm_memory(
       "bmSparse SpGEMM block-column scratch for " + std::to_string(threads) + " threads",

@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <limits>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -35,8 +36,11 @@ class DenseAccumulator {
   static std::uint64_t scratch_bytes(std::int64_t b_cols) {
     return static_cast<std::uint64_t>(b_cols) * sizeof(T) + (static_cast<std::uint64_t>(b_cols) + 63) / 64 * 8;
   }
-  explicit DenseAccumulator(std::int64_t b_cols)
-      : value_(static_cast<std::size_t>(b_cols)), present_((static_cast<std::size_t>(b_cols) + 63) / 64, 0) {}
+  // Values are left uninitialised (each is set on its column's first touch in a row), so a thread
+  // pays only for the pages its rows reach, not for a B.cols-long memset.
+  DenseAccumulator(std::int64_t b_cols, bool numeric)
+      : value_(numeric ? new T[static_cast<std::size_t>(b_cols)] : nullptr),
+        present_((static_cast<std::size_t>(b_cols) + 63) / 64, 0) {}
 
   std::int64_t symbolic_row(const Csr<T>& a, const Csr<T>& b, std::int64_t i) {
     cols_.clear();
@@ -98,7 +102,7 @@ class DenseAccumulator {
     word |= bit;
     return was;
   }
-  std::vector<T> value_;
+  std::unique_ptr<T[]> value_;
   std::vector<std::uint64_t> present_;
   std::vector<std::int32_t> cols_;
 };
@@ -110,7 +114,7 @@ class HashAccumulator {
  public:
   static constexpr const char* kName = "hash accumulator";
   static std::uint64_t scratch_bytes(std::int64_t) { return 0; }  // grows with the widest row only
-  explicit HashAccumulator(std::int64_t) {}
+  HashAccumulator(std::int64_t, bool) {}
 
   std::int64_t symbolic_row(const Csr<T>& a, const Csr<T>& b, std::int64_t i) {
     std::int64_t products = 0;
@@ -182,6 +186,7 @@ SpgemmResult<T> gustavson(const Csr<T>& a, const Csr<T>& b, const SpgemmOptions&
   detail::check_spgemm_shapes(a, b);
   const int threads = std::max(1, opts.threads);
   const std::int64_t rows = a.rows;
+  const detail::ScopedOmpThreads team(opts.threads);
   detail::check_spgemm_memory(
       std::string("SpGEMM ") + Accumulator<T>::kName + " scratch for " + std::to_string(threads) + " threads",
       detail::mul_sat(Accumulator<T>::scratch_bytes(b.cols), static_cast<std::uint64_t>(threads)), 0.5);
@@ -198,7 +203,7 @@ SpgemmResult<T> gustavson(const Csr<T>& a, const Csr<T>& b, const SpgemmOptions&
     row_ptr.assign(static_cast<std::size_t>(rows) + 1, 0);
 #pragma omp parallel num_threads(threads)
     {
-      Accumulator<T> acc(b.cols);
+      Accumulator<T> acc(b.cols, /*numeric=*/false);
 #pragma omp for schedule(dynamic, 64)
       for (std::int64_t i = 0; i < rows; ++i) row_ptr[i] = acc.symbolic_row(a, b, i);
     }
@@ -213,7 +218,7 @@ SpgemmResult<T> gustavson(const Csr<T>& a, const Csr<T>& b, const SpgemmOptions&
     kept.assign(static_cast<std::size_t>(rows) + 1, 0);
 #pragma omp parallel num_threads(threads)
     {
-      Accumulator<T> acc(b.cols);
+      Accumulator<T> acc(b.cols, /*numeric=*/true);
 #pragma omp for schedule(dynamic, 64)
       for (std::int64_t i = 0; i < rows; ++i)
         kept[i] = acc.numeric_row(a, b, i, row_ptr[i + 1] - row_ptr[i], c.col_idx.data() + row_ptr[i],

@@ -122,6 +122,7 @@ SpgemmResult<T> mkl_sp2m(const Csr<T>& a, const Csr<T>& b, const SpgemmOptions& 
   if (a.rows == 0 || a.cols == 0 || b.cols == 0)
     throw NotApplicable("MKL sparse handles need at least one row and one column");
   mkl_set_num_threads_local(std::max(1, opts.threads));
+  const detail::ScopedOmpThreads team(opts.threads);
 
   detail::SpgemmStageClock clock(opts);
   const int convert = clock.stage("convert", false), create = clock.stage("create"), count = clock.stage("count"),
