@@ -63,7 +63,7 @@ python3 - "$TMP/rows.json" <<'PY' || fail "JSON rows"
 import json, sys
 rows = json.load(open(sys.argv[1]))
 assert isinstance(rows, list) and rows, "no rows"
-keys = ["kernel", "format", "backend", "precision", "arithmetic", "threads", "comparison", "stages", "total_ms",
+keys = ["kernel", "format", "backend", "precision", "arithmetic", "threads", "comparison", "stages", "total_ms", "min_total_ms",
         "out_nnz", "out_blocks", "tasks", "products", "gflops", "vs_cusparse", "vs_mkl", "rel_error",
         "max_abs_error", "status", "note"]
 ok = 0

@@ -40,6 +40,7 @@ struct SpgemmRow {
   bool comparison = false;
   std::vector<SpgemmStage> stages;   // median ms per stage, pipeline order
   double total_ms = 0;               // median over timed runs of the stages with in_total
+  double min_total_ms = 0;           // fastest timed run (on a shared machine, the least disturbed)
   std::int64_t out_nnz = -1, out_blocks = -1, tasks = -1;
   std::int64_t products = 0;         // intermediate products (scalar multiply-adds) of A B
   double gflops = 0;                 // 2 * products / total_ms
