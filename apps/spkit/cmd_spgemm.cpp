@@ -133,8 +133,14 @@ int run_spgemm_command(const SpgemmArgs& args) {
     std::fprintf(stderr, "C of %s (%s) written to %s\n", c_kernel.c_str(), c_is_double ? "double" : "float",
                  args.c_out.c_str());
   }
-  bool failed = false;
-  for (const auto& r : rows) failed = failed || r.status == "FAILED";
+  bool failed = false, any_ok = false;
+  for (const auto& r : rows) failed = failed || r.status == "FAILED", any_ok = any_ok || r.status == "ok";
+  // Nothing computed C (e.g. the one kernel asked for needs more memory than there is): an error, with
+  // the first reason (TooLarge names the bytes), not a silent table of skipped rows.
+  if (!any_ok && !failed) {
+    for (const auto& r : rows)
+      if (r.status == "skipped") throw Error("no SpGEMM kernel computed C: " + r.kernel + ": " + r.note);
+  }
   if (failed) std::fprintf(stderr, "spkit spgemm: at least one kernel FAILED validation\n");
   return failed ? 2 : 0;
 }

@@ -16,6 +16,7 @@
 #include "spkit/bench/results.hpp"
 #include "spkit/device.hpp"
 #include "spkit/error.hpp"
+#include "spkit/formats/format_common.hpp"
 
 namespace spkit {
 namespace {
@@ -140,6 +141,13 @@ std::vector<SpgemmRow> run_spgemm(const SpgemmRegistry& reg, const Csr<double>& 
   if (a.cols != b.rows)
     throw Error("SpGEMM: A is " + std::to_string(a.rows) + "x" + std::to_string(a.cols) + " but B is " +
                 std::to_string(b.rows) + "x" + std::to_string(b.cols) + " (A's columns must equal B's rows)");
+  // check_spgemm keeps three arrays over B's columns (two double, one int64): refuse up front, naming
+  // the bytes, rather than run every kernel and then fail (or be killed) validating.
+  const std::uint64_t check_bytes = static_cast<std::uint64_t>(std::max<std::int64_t>(b.cols, 0)) * 24;
+  if (check_bytes > available_memory_bytes() / 2)
+    throw TooLarge("validating C = A B against the fp64 reference keeps 24 bytes per column of B (" +
+                       std::to_string(b.cols) + " columns), more than half the memory available",
+                   check_bytes);
   if (opts.run.threads < 1) throw Error("thread count must be at least 1 (got " + std::to_string(opts.run.threads) + ")");
   std::set<std::string> chosen;
   bool any_cpu = false, any_cuda = false;

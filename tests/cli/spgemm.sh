@@ -129,4 +129,15 @@ expect_exit 1 "$SPKIT" spgemm "$TMP/does-not-exist.mtx" --quiet
 printf '%%%%MatrixMarket matrix coordinate real general\n3 3 2\n1 1 1.0\n9 9 oops\n' > "$TMP/bad.mtx"
 expect_exit 1 "$SPKIT" spgemm "$TMP/bad.mtx" --quiet
 expect_exit 1 "$SPKIT" spgemm "$TMP/a.mtx" --variant 'no.such.kernel' --quiet
+# Out of memory is an error naming the bytes: C = A B with B 1 x (2^31 - 1); validating it needs 24 bytes
+# per column of B (~51.5 GB), refused up front when that is over half the memory available.
+avail_kb=$(awk '/MemAvailable/ {print $2}' /proc/meminfo)
+if [ -n "$avail_kb" ] && [ "$avail_kb" -lt 100000000 ]; then
+  printf '%%%%MatrixMarket matrix coordinate real general\n1 1 1\n1 1 2.0\n' > "$TMP/one.mtx"
+  printf '%%%%MatrixMarket matrix coordinate real general\n1 2147483647 2\n1 6 0.5\n1 2147483647 -1.0\n' > "$TMP/wide.mtx"
+  expect_exit 1 "$SPKIT" spgemm "$TMP/one.mtx" "$TMP/wide.mtx" --quiet
+  grep -q "would need [0-9]* bytes" "$TMP/err.txt" || fail "out-of-memory error does not name the bytes: $(cat "$TMP/err.txt")"
+else
+  echo "skipped the out-of-memory check: more than 100 GB available here"
+fi
 echo "cli spgemm: all checks passed"
