@@ -162,7 +162,7 @@ if [[ $PERF -eq 1 ]]; then
   grep -E " ok " "$OUT/perf.txt" | sort -k1,1 -k2,2 -k3,3 -k5,5g | awk '{k=$1" "$2" "$3; if (!(k in s)) {s[k]=1; print}}'
 fi
 
-SUBSET='Registry/AllKernels.*cuda_csr_vector_shared*:Registry/AllKernels.*cuda_csr_adaptive:Registry/AllKernels.*cuda_csr_subwarp:Registry/AllKernels.*cuda_hll_warp_row_shared:Registry/AllKernels.*cuda_hyb:Registry/AllKernels.*cuda_bmsparse*:Registry/AllKernels.*cuda_ell*:Registry/AllKernels.*cuda_hll_col_major'
+SUBSET='Registry/AllKernels.*cuda_csr_vector_shared*:Registry/AllKernels.*cuda_csr_adaptive:Registry/AllKernels.*cuda_csr_subwarp:Registry/AllKernels.*cuda_hll_warp_row_shared:Registry/AllKernels.*cuda_hyb:Registry/AllKernels.*cuda_bmsparse*:Registry/AllKernels.*cuda_ell*:Registry/AllKernels.*cuda_hll_col_major:Registry/AllKernels.*cuda_dia*:BmSparseWarp.*:DiaKernels.*'
 if [[ ${GPU_CHECK_SANITIZE:-1} -eq 0 ]]; then
   record "compute-sanitizer" SKIP "GPU_CHECK_SANITIZE=0"
 elif command -v compute-sanitizer >/dev/null; then

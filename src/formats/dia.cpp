@@ -62,6 +62,15 @@ std::string ratio_text(double r) {
 
 }  // namespace
 
+void check_dia_worthwhile(const DiaShape& shape, const DiaOptions& o, std::int64_t rows) {
+  const double ratio = shape.csr_bytes ? static_cast<double>(shape.bytes) / static_cast<double>(shape.csr_bytes) : 0.0;
+  if (shape.bytes > 0 && ratio > o.max_bytes_ratio)
+    throw NotApplicable("DIA would store " + std::to_string(shape.stored_diagonals) + " diagonals x " +
+                        std::to_string(padded(rows, o.tile_rows)) + " rows = " + std::to_string(shape.bytes) +
+                        " bytes, " + ratio_text(ratio) + "x the CSR's " + std::to_string(shape.csr_bytes) +
+                        " (limit " + ratio_text(o.max_bytes_ratio) + "x)");
+}
+
 template <class T>
 bool is_exactly_symmetric(const Csr<T>& a) {
   if (a.rows != a.cols) return false;
@@ -107,12 +116,7 @@ Dia<T> csr_to_dia(const Csr<T>& csr, const DiaOptions& o, const FormatLimits& li
                         std::to_string(rows) + " x " + std::to_string(csr.cols) + " matrix is not");
   const std::vector<unsigned char> used = used_diagonals(csr);
   const DiaShape shape = shape_from(csr, used, o);
-  const double ratio = shape.csr_bytes ? static_cast<double>(shape.bytes) / static_cast<double>(shape.csr_bytes) : 0.0;
-  if (shape.bytes > 0 && ratio > o.max_bytes_ratio)
-    throw NotApplicable("DIA would store " + std::to_string(shape.stored_diagonals) + " diagonals x " +
-                        std::to_string(padded(rows, o.tile_rows)) + " rows = " + std::to_string(shape.bytes) +
-                        " bytes, " + ratio_text(ratio) + "x the CSR's " + std::to_string(shape.csr_bytes) +
-                        " (limit " + ratio_text(o.max_bytes_ratio) + "x)");
+  check_dia_worthwhile(shape, o, rows);
   detail::check_budget("DIA with " + std::to_string(shape.stored_diagonals) + " diagonals", shape.bytes, limits);
 
   Dia<T> dia;

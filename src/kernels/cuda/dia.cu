@@ -79,7 +79,9 @@ class DiaPlan : public CudaSpmvPlan<T> {
     DiaOptions d;
     d.symmetric = SYMMETRIC;
     d.max_bytes_ratio = kDiaKernelMaxBytesRatio;
-    const DiaShape shape = dia_shape(a, d);  // before the host conversion: refuse what cannot fit
+    // Before the host conversion: refuse what is not worth it (NotApplicable), then what cannot fit.
+    const DiaShape shape = dia_shape(a, d);
+    check_dia_worthwhile(shape, d, a.rows);
     check_device_fits(shape.bytes, "DIA of this matrix");
     FormatLimits limits;
     limits.memory_budget_bytes = o.memory_budget_bytes;
