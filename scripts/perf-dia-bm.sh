@@ -5,7 +5,8 @@
 # about NNZ non-zeros (>= 10M: well beyond the 50 MB L2), plus the GPU copy bandwidth.
 #   scripts/perf-dia-bm.sh [BUILD_DIR] [OUT_DIR] [KERNELS]       (after scripts/gpu-check.sh built BUILD_DIR)
 # Matrices go to ${SPKIT_PERF_MATRICES:-/tmp/spkit-dia-bm} (not OUT: they are large). Writes
-# OUT/bandwidth.json, OUT/<matrix>.json (spmv rows) and OUT/perf-dia-bm.log.
+# OUT/bandwidth.json, OUT/<matrix>.json (spmv rows) and OUT/perf-dia-bm.log. SPKIT_PERF_TESTS=0 skips the tests,
+# SPKIT_PERF_NNZ / SPKIT_PERF_REPS / SPKIT_PERF_ONLY (matrix names) change the run.
 set -uo pipefail
 BUILD=${1:-build/release}
 OUT=${2:-perf-dia-bm-out}
@@ -18,11 +19,13 @@ mkdir -p "$OUT" "$MATS"
 LOG=$OUT/perf-dia-bm.log
 echo "=== $(date -u +%FT%TZ) $(nvidia-smi --query-gpu=name,clocks.sm,clocks.mem --format=csv,noheader 2>/dev/null)" | tee -a "$LOG"
 
+if [[ ${SPKIT_PERF_TESTS:-1} -eq 1 ]]; then
 echo "=== tests: DIA / bmSparse warp kernels on the GPU" | tee -a "$LOG"
 timeout "${SPKIT_PERF_TEST_S:-120}" "$BUILD/tests/spkit_tests" \
   --gtest_filter='DiaFormat.*:DiaKernels.*:BmSparseWarp.*:Registry/AllKernels.*dia*:Registry/AllKernels.*bmsparse_warp*' \
   >"$OUT/tests-dia-bm.txt" 2>&1
 echo "tests rc $? : $(grep -E '^\[  (PASSED|FAILED|SKIPPED) ' "$OUT/tests-dia-bm.txt" | tr '\n' ' ')" | tee -a "$LOG"
+fi
 
 "$BIN" bandwidth --device gpu --json >"$OUT/bandwidth.json" 2>>"$LOG"
 echo "bandwidth: $(tr -d '\n ' <"$OUT/bandwidth.json" | head -c 600)" | tee -a "$LOG"
