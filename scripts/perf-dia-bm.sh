@@ -47,7 +47,7 @@ for m in ${SPKIT_PERF_ONLY:-lap3d27 fem3 lap3d7 banded5}; do
   python3 - "$OUT/$m.json" <<'PY' | tee -a "$LOG"
 import json, sys
 rows = [r for r in json.load(open(sys.argv[1])) if r["status"] == "ok"]
-for p in ("f32", "f64"):
+for p in ("float", "double"):
     best = min((r["median_ms"] for r in rows if r["precision"] == p and r["kernel"].startswith("cuda.cusparse")), default=0)
     for r in sorted((r for r in rows if r["precision"] == p), key=lambda r: r["median_ms"]):
         print(f'{p} {r["kernel"]:28s} {r["median_ms"]:8.4f} ms {r["gflops"]:7.1f} GF eff {r["gbytes_per_s"]:7.1f} own {r["own_gbytes_per_s"]:7.1f} GB/s x{best / r["median_ms"]:.2f} {r["note"][:70]}')
