@@ -8,12 +8,9 @@
 // kBmDenseBlockMinNnz entries stay 8x8 blocks in a compact layout (32-bit block column and 64-bit
 // bitmap per block; one 64-bit block pointer and one 64-bit value pointer per block row; the value
 // offset of each block is derived in the warp from a popcount prefix sum instead of being stored),
-// and the entries of sparser blocks form a CSR remainder. One warp per block row: lane b holds the
-// bitmap and column of block b of a group of 32 (coalesced loads) and its first value (warp prefix sum
-// of popcounts); then lane l takes value l of each chunk of 32 (one coalesced load), finds its block
-// from a mask of block starts and its element by a popcount search, gathers x and adds into one of 8
-// per-lane row sums; a transposing shuffle reduction leaves 4 lanes per row, which also sum the row's
-// remainder entries, so y is written once by one kernel.
+// and the entries of sparser blocks form a CSR remainder, summed in the same kernel (y written once).
+// A lane-per-value variant (coalesced value loads, popcount search of each value's element) was
+// measured 1.1-1.5x slower and removed (docs/perf/cuda-dia-bm.md).
 #include <cuda_runtime.h>
 #include <omp.h>
 
@@ -241,93 +238,12 @@ BmSplitHost<T> split_bmsparse(const Csr<T>& a) {
   return h;
 }
 
-// Element of a block holding its k-th stored value (k from 0, bits read from the most significant end):
-// the smallest e such that elements 0..e hold k + 1 set bits; a 6-step binary search on popcounts.
-__device__ __forceinline__ int kth_element(std::uint64_t bits, int k) {
-  int e = 0;
-#pragma unroll
-  for (int step = 32; step > 0; step >>= 1)
-    if (__popcll(bits >> (64 - (e + step))) <= k) e += step;  // elements 0 .. e+step-1 hold <= k: go right
-  return e;
-}
-
+// One warp per block row: 4 groups of 8 lanes take 4 blocks per step; lane r of a group owns row r of
+// its block and loads x of column r once, shared by the block's 8 rows through shuffles; each lane
+// loads its row's values itself (contiguous per row, scattered across the warp within the step's
+// values, which come in through L1). The remainder rows are summed by 4 lanes per row.
 template <class T, bool REMAINDER>
 __global__ void __launch_bounds__(256) bmsparse_warp_kernel(
-    std::int64_t rows, std::int64_t block_rows, const std::int64_t* __restrict__ block_ptr,
-    const std::int64_t* __restrict__ value_ptr, const std::uint32_t* __restrict__ block_col,
-    const std::uint64_t* __restrict__ bitmaps, const T* __restrict__ values, const std::int64_t* __restrict__ rem_ptr,
-    const std::int32_t* __restrict__ rem_col, const T* __restrict__ rem_val, const T* __restrict__ x,
-    T* __restrict__ y) {
-  constexpr unsigned kFull = 0xffffffffu;
-  const int lane = threadIdx.x & 31;
-  const std::int64_t br = (static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x) >> 5;
-  if (br >= block_rows) return;  // the whole warp leaves together
-  const std::int64_t b_end = block_ptr[br + 1];
-  std::int64_t group_values = value_ptr[br];  // first value of the current group of 32 blocks
-  T acc[8] = {};                              // this lane's partial sums of the block row's 8 rows
-  for (std::int64_t g0 = block_ptr[br]; g0 < b_end; g0 += 32) {
-    // Lane b holds block g0 + b: bitmap, column and (popcount prefix sum) its first value in the group.
-    const bool live = g0 + lane < b_end;
-    const std::uint64_t bits = live ? bitmaps[g0 + lane] : 0;
-    const std::uint32_t bcol = live ? block_col[g0 + lane] : 0;
-    const int count = __popcll(bits);
-    int incl = count;
-#pragma unroll
-    for (int o = 1; o < 32; o <<= 1) {
-      const int t = __shfl_up_sync(kFull, incl, o);
-      if (lane >= o) incl += t;
-    }
-    const int start = incl - count, total = __shfl_sync(kFull, incl, 31);
-    // Lane l takes value base + l: one coalesced load per 32 values. Its block is found from a mask of
-    // the positions where blocks start in this chunk (kept blocks are never empty: one start per position).
-    int cur = 0;  // the block holding value `base`
-#pragma unroll 2
-    for (int base = 0; base < total; base += 32) {
-      const unsigned marks =
-          __reduce_or_sync(kFull, live && start >= base && start < base + 32 ? 1u << (start - base) : 0u);
-      const int mine = (cur + __popc(marks & ((2u << lane) - 1u) & ~1u)) & 31;
-      const std::uint64_t mbits = __shfl_sync(kFull, bits, mine);
-      const std::uint32_t mcol = __shfl_sync(kFull, bcol, mine);
-      const int mstart = __shfl_sync(kFull, start, mine);
-      const int v = base + lane;
-      const int e = kth_element(mbits, v - mstart);
-      T p = 0;
-      if (v < total) p = values[group_values + v] * x[static_cast<std::int64_t>(mcol) * 8 + (e & 7)];
-#pragma unroll
-      for (int q = 0; q < 8; ++q) acc[q] += (e >> 3) == q ? p : T(0);
-      cur += __popc(marks & ~1u) + (__any_sync(kFull, live && start == base + 32) ? 1 : 0);
-    }
-    group_values += total;
-  }
-  // Transposing reduction: 8 sums x 32 lanes -> lanes 4r .. 4r+3 hold row r (9 shuffles, not 8 x 5).
-  const bool hi16 = lane & 16, hi8 = lane & 8, hi4 = lane & 4;
-#pragma unroll
-  for (int j = 0; j < 4; ++j) {
-    const T send = hi16 ? acc[j] : acc[j + 4], keep = hi16 ? acc[j + 4] : acc[j];
-    acc[j] = keep + __shfl_xor_sync(kFull, send, 16);
-  }
-#pragma unroll
-  for (int j = 0; j < 2; ++j) {
-    const T send = hi8 ? acc[j] : acc[j + 2], keep = hi8 ? acc[j + 2] : acc[j];
-    acc[j] = keep + __shfl_xor_sync(kFull, send, 8);
-  }
-  T sum = (hi4 ? acc[1] : acc[0]) + __shfl_xor_sync(kFull, hi4 ? acc[0] : acc[1], 4);
-  const int r = lane >> 2;  // bits 4, 3, 2 of the lane chose rows 4, 2, 1 above
-  const std::int64_t row = br * 8 + r;
-  if constexpr (REMAINDER) {  // the same 4 lanes per row sum the row's remainder entries
-    if (row < rows)
-      for (std::int64_t k = rem_ptr[row] + (lane & 3); k < rem_ptr[row + 1]; k += 4) sum += rem_val[k] * x[rem_col[k]];
-  }
-  sum += __shfl_xor_sync(kFull, sum, 1);
-  sum += __shfl_xor_sync(kFull, sum, 2);
-  if ((lane & 3) == 0 && row < rows) y[row] = sum;
-}
-
-// Variant for comparison (cuda.bmsparse.warp_rowlane): 4 groups of 8 lanes take 4 blocks per step; lane
-// r of a group owns row r of its block and loads x of column r once, shared by the 8 rows through
-// shuffles; each lane loads its row's values itself (scattered within the step's values).
-template <class T, bool REMAINDER>
-__global__ void __launch_bounds__(256) bmsparse_rowlane_kernel(
     std::int64_t rows, std::int64_t cols, std::int64_t block_rows, const std::int64_t* __restrict__ block_ptr,
     const std::int64_t* __restrict__ value_ptr, const std::uint32_t* __restrict__ block_col,
     const std::uint64_t* __restrict__ bitmaps, const T* __restrict__ values, const std::int64_t* __restrict__ rem_ptr,
@@ -386,7 +302,7 @@ __global__ void __launch_bounds__(256) bmsparse_rowlane_kernel(
   if (lane < 8 && r0 + lane < rows) y[r0 + lane] = sum;
 }
 
-template <class T, bool ROW_LANES>
+template <class T>
 class BmSparseWarpPlan : public CudaSpmvPlan<T> {
  public:
   BmSparseWarpPlan(const Csr<T>& a, const PlanOptions& o) : CudaSpmvPlan<T>(a, o) {
@@ -422,17 +338,10 @@ class BmSparseWarpPlan : public CudaSpmvPlan<T> {
     const std::int64_t* rp = REMAINDER ? rem_ptr_.get() : nullptr;
     const std::int32_t* rc = REMAINDER ? rem_col_.get() : nullptr;
     const T* rv = REMAINDER ? rem_val_.get() : nullptr;
-    if constexpr (ROW_LANES) {
-      bmsparse_rowlane_kernel<T, REMAINDER><<<launch_.grid, launch_.block>>>(
-          this->rows_, this->cols_, block_rows_, block_ptr_.get(), value_ptr_.get(), block_col_.get(), bitmap_.get(),
-          values_.get(), rp, rc, rv, x, y);
-      SPKIT_LAUNCH_CHECK("bmsparse_rowlane_kernel");
-    } else {
-      bmsparse_warp_kernel<T, REMAINDER><<<launch_.grid, launch_.block>>>(
-          this->rows_, block_rows_, block_ptr_.get(), value_ptr_.get(), block_col_.get(), bitmap_.get(),
-          values_.get(), rp, rc, rv, x, y);
-      SPKIT_LAUNCH_CHECK("bmsparse_warp_kernel");
-    }
+    bmsparse_warp_kernel<T, REMAINDER><<<launch_.grid, launch_.block>>>(
+        this->rows_, this->cols_, block_rows_, block_ptr_.get(), value_ptr_.get(), block_col_.get(), bitmap_.get(),
+        values_.get(), rp, rc, rv, x, y);
+    SPKIT_LAUNCH_CHECK("bmsparse_warp_kernel");
   }
   std::uint64_t bytes_moved() const override {
     return block_ptr_.bytes() + value_ptr_.bytes() + block_col_.bytes() + bitmap_.bytes() + values_.bytes() +
@@ -456,8 +365,6 @@ class BmSparseWarpPlan : public CudaSpmvPlan<T> {
   Launch launch_;
 };
 
-template <class T> using BmSparseWarpValuePlan = BmSparseWarpPlan<T, false>;
-template <class T> using BmSparseWarpRowLanePlan = BmSparseWarpPlan<T, true>;
 template <class T> using BmSparseBasePlan = BmSparsePlan<T, false>;
 template <class T> using BmSparseBatchPlan = BmSparsePlan<T, true>;
 
@@ -471,16 +378,15 @@ void register_cuda_bmsparse_kernels(Registry& reg) {
   add_kernel<cuda::BmSparseBatchPlan>(reg, "cuda.bmsparse.batch", Format::bmsparse, Backend::cuda, false,
                                       "bmSparse BATCH: 32x8 threads, warp per row over 4 blocks at a time (seed 003)");
   // Efficiency: fraction of the H100's copy bandwidth over the own bytes (docs/perf/cuda-dia-bm.md).
-  add_kernel<cuda::BmSparseWarpValuePlan>(
+  add_kernel<cuda::BmSparseWarpPlan>(
       reg, "cuda.bmsparse.warp", Format::bmsparse, Backend::cuda, false,
-      "spkit bmSparse + CSR remainder: warp per block row, coalesced value loads (lane per value), 32-bit block "
-      "columns, value offsets from popcount prefix sums, remainder summed in the same kernel",
+      "spkit bmSparse + CSR remainder: warp per block row, 4 blocks per step, x of a block column loaded once and "
+      "shuffled to its 8 rows, 32-bit block columns, value offsets from popcount prefix sums",
       false, [](const MatrixStats& s, Precision p, const PlanOptions&) {
-        return bmsparse_split_cost(s, p, 0.5, 0.80, 5.0);
+        // Measured (docs/perf/cuda-dia-bm.md): own-byte efficiency grows with the non-zeros per block.
+        const double per_block = s.bm_nnz_per_block;
+        const double eff = p == Precision::f64 ? std::min(0.54, 0.035 * per_block) : std::min(0.38, 0.025 * per_block);
+        return bmsparse_split_cost(s, p, 0.5, eff, 5.0);
       });
-  add_kernel<cuda::BmSparseWarpRowLanePlan>(
-      reg, "cuda.bmsparse.warp_rowlane", Format::bmsparse, Backend::cuda, false,
-      "bmSparse + CSR remainder, variant: lane per block row, 4 blocks per step, x of a block column loaded once "
-      "and shuffled to its 8 rows");
 }
 }  // namespace spkit

@@ -16,91 +16,63 @@
 namespace spkit::cuda {
 namespace {
 
-// ROWS rows per thread, blockDim.x apart (so each load instruction stays coalesced): each diagonal's
-// offset is read once for ROWS rows and each thread keeps ROWS independent loads in flight.
-template <class T, int ROWS>
+template <class T>
 __global__ void dia_kernel(std::int64_t rows, std::int64_t cols, std::int64_t diagonals,
                            const std::int64_t* __restrict__ offsets, const T* __restrict__ values,
                            const T* __restrict__ x, T* __restrict__ y) {
-  const std::int64_t span = static_cast<std::int64_t>(blockDim.x) * ROWS;
-  const std::int64_t first = static_cast<std::int64_t>(blockIdx.x) * span;
+  const std::int64_t first = static_cast<std::int64_t>(blockIdx.x) * blockDim.x;
   const std::int64_t row = first + threadIdx.x;
-  const std::int64_t last = min(first + span, rows) - 1;
+  const std::int64_t last = min(first + static_cast<std::int64_t>(blockDim.x), rows) - 1;
   // Uniform per thread block: every diagonal lands inside the matrix for every row of the block.
-  const bool interior = last == first + span - 1 && first + offsets[0] >= 0 && last + offsets[diagonals - 1] < cols;
+  const bool interior = first + offsets[0] >= 0 && last + offsets[diagonals - 1] < cols;
   if (row >= rows) return;
-  T sum[ROWS] = {};
+  T sum = 0;
   if (interior) {
 #pragma unroll 4
-    for (std::int64_t k = 0; k < diagonals; ++k) {
-      const T* v = values + k * rows + row;
-      const T* xs = x + row + offsets[k];
-#pragma unroll
-      for (int j = 0; j < ROWS; ++j) sum[j] += v[j * blockDim.x] * xs[j * blockDim.x];
-    }
+    for (std::int64_t k = 0; k < diagonals; ++k) sum += values[k * rows + row] * x[row + offsets[k]];
   } else {
-    for (std::int64_t k = 0; k < diagonals; ++k)
-#pragma unroll
-      for (int j = 0; j < ROWS; ++j) {
-        const std::int64_t r = row + j * static_cast<std::int64_t>(blockDim.x), col = r + offsets[k];
-        if (r < rows && col >= 0 && col < cols) sum[j] += values[k * rows + r] * x[col];
-      }
+    for (std::int64_t k = 0; k < diagonals; ++k) {
+      const std::int64_t col = row + offsets[k];
+      if (col >= 0 && col < cols) sum += values[k * rows + row] * x[col];
+    }
   }
-#pragma unroll
-  for (int j = 0; j < ROWS; ++j)
-    if (row + j * static_cast<std::int64_t>(blockDim.x) < rows) y[row + j * blockDim.x] = sum[j];
+  y[row] = sum;
 }
 
-template <class T, int ROWS>
+template <class T>
 __global__ void dia_sym_kernel(std::int64_t rows, std::int64_t diagonals, const std::int64_t* __restrict__ offsets,
                                const T* __restrict__ values, const T* __restrict__ x, T* __restrict__ y) {
-  const std::int64_t span = static_cast<std::int64_t>(blockDim.x) * ROWS;
-  const std::int64_t first = static_cast<std::int64_t>(blockIdx.x) * span;
+  const std::int64_t first = static_cast<std::int64_t>(blockIdx.x) * blockDim.x;
   const std::int64_t row = first + threadIdx.x;
-  const std::int64_t last = min(first + span, rows) - 1;
+  const std::int64_t last = min(first + static_cast<std::int64_t>(blockDim.x), rows) - 1;
   const std::int64_t reach = offsets[diagonals - 1];
-  const bool interior = last == first + span - 1 && first - reach >= 0 && last + reach < rows;
+  const bool interior = first - reach >= 0 && last + reach < rows;
   if (row >= rows) return;
-  T sum[ROWS] = {};
+  T sum = 0;
   std::int64_t k = 0;
   if (offsets[0] == 0) {  // the main diagonal has no mirror (a symmetric matrix may lack it)
-#pragma unroll
-    for (int j = 0; j < ROWS; ++j) {
-      const std::int64_t r = row + j * static_cast<std::int64_t>(blockDim.x);
-      if (r < rows) sum[j] = values[r] * x[r];
-    }
+    sum = values[row] * x[row];
     k = 1;
   }
   if (interior) {
 #pragma unroll 4
     for (; k < diagonals; ++k) {
       const std::int64_t d = offsets[k];
-      const T* v = values + k * rows + row;
-      const T* xs = x + row;
-#pragma unroll
-      for (int j = 0; j < ROWS; ++j) {
-        const int at = j * blockDim.x;
-        sum[j] += v[at] * xs[at + d] + v[at - d] * xs[at - d];
-      }
+      const T* v = values + k * rows;
+      sum += v[row] * x[row + d] + v[row - d] * x[row - d];
     }
   } else {
     for (; k < diagonals; ++k) {
       const std::int64_t d = offsets[k];
       const T* v = values + k * rows;
-#pragma unroll
-      for (int j = 0; j < ROWS; ++j) {
-        const std::int64_t r = row + j * static_cast<std::int64_t>(blockDim.x);
-        if (r < rows && r + d < rows) sum[j] += v[r] * x[r + d];
-        if (r < rows && r - d >= 0) sum[j] += v[r - d] * x[r - d];
-      }
+      if (row + d < rows) sum += v[row] * x[row + d];
+      if (row - d >= 0) sum += v[row - d] * x[row - d];
     }
   }
-#pragma unroll
-  for (int j = 0; j < ROWS; ++j)
-    if (row + j * static_cast<std::int64_t>(blockDim.x) < rows) y[row + j * blockDim.x] = sum[j];
+  y[row] = sum;
 }
 
-template <class T, bool SYMMETRIC, int ROWS>
+template <class T, bool SYMMETRIC>
 class DiaPlan : public CudaSpmvPlan<T> {
  public:
   DiaPlan(const Csr<T>& a, const PlanOptions& o) : CudaSpmvPlan<T>(a, o) {
@@ -119,16 +91,16 @@ class DiaPlan : public CudaSpmvPlan<T> {
     offsets_ = DeviceBuffer<std::int64_t>(dia.offsets, "DIA offsets");
     values_ = DeviceBuffer<T>(dia.values, "DIA values");
     launch_.block = dim3(default_block_threads(this->props()));
-    launch_.grid = dim3(static_cast<unsigned>(blocks_for(this->rows_, launch_.block.x * ROWS, this->props())));
+    launch_.grid = dim3(static_cast<unsigned>(blocks_for(this->rows_, launch_.block.x, this->props())));
     SPKIT_CUDA_CHECK(cudaDeviceSynchronize());
   }
   void run(const T* x, T* y) override {
     if (this->handle_trivial(y)) return;
     if constexpr (SYMMETRIC) {
-      dia_sym_kernel<T, ROWS><<<launch_.grid, launch_.block>>>(this->rows_, diagonals_, offsets_.get(), values_.get(), x, y);
+      dia_sym_kernel<T><<<launch_.grid, launch_.block>>>(this->rows_, diagonals_, offsets_.get(), values_.get(), x, y);
       SPKIT_LAUNCH_CHECK("dia_sym_kernel");
     } else {
-      dia_kernel<T, ROWS><<<launch_.grid, launch_.block>>>(this->rows_, this->cols_, diagonals_, offsets_.get(),
+      dia_kernel<T><<<launch_.grid, launch_.block>>>(this->rows_, this->cols_, diagonals_, offsets_.get(),
                                                      values_.get(), x, y);
       SPKIT_LAUNCH_CHECK("dia_kernel");
     }
@@ -151,31 +123,25 @@ class DiaPlan : public CudaSpmvPlan<T> {
   Launch launch_;
 };
 
-template <class T> using DiaFullPlan = DiaPlan<T, false, 1>;
-template <class T> using DiaSymPlan = DiaPlan<T, true, 1>;
-template <class T> using DiaFullPlan2 = DiaPlan<T, false, 2>;
-template <class T> using DiaSymPlan2 = DiaPlan<T, true, 2>;
+template <class T> using DiaFullPlan = DiaPlan<T, false>;
+template <class T> using DiaSymPlan = DiaPlan<T, true>;
 
 }  // namespace
 }  // namespace spkit::cuda
 
 namespace spkit {
 void register_cuda_dia_kernels(Registry& reg) {
-  // Efficiencies: fraction of the H100's copy bandwidth over the kernel's own bytes (docs/perf/cuda-dia-bm.md).
+  // Efficiencies: fraction of the H100's copy bandwidth reached over the kernel's own bytes on 16M-nnz
+  // stencils and bands, fp64 / fp32 (docs/perf/cuda-dia-bm.md; launch overhead weighs more in fp32).
   add_kernel<cuda::DiaFullPlan>(reg, "cuda.dia", Format::dia, Backend::cuda, false,
                                 "DIA, thread per row, each diagonal read coalesced, no indices", false,
                                 [](const MatrixStats& s, Precision p, const PlanOptions&) {
-                                  return dia_cost(s, p, false, 0, 0.95, 5.0);
+                                  return dia_cost(s, p, false, 0, p == Precision::f64 ? 0.88 : 0.70, 5.0);
                                 });
   add_kernel<cuda::DiaSymPlan>(reg, "cuda.dia.sym", Format::dia, Backend::cuda, false,
                                "symmetric DIA: diagonals d >= 0 only, mirror a(i,i-d) read at slot i-d (from L2)",
                                false, [](const MatrixStats& s, Precision p, const PlanOptions&) {
-                                 return dia_cost(s, p, true, 0, 0.90, 5.0);
+                                 return dia_cost(s, p, true, 0, p == Precision::f64 ? 0.80 : 0.60, 5.0);
                                });
-  // Variants with two rows per thread (blockDim apart), measured against the above.
-  add_kernel<cuda::DiaFullPlan2>(reg, "cuda.dia.rows2", Format::dia, Backend::cuda, false,
-                                 "DIA as cuda.dia, two rows per thread (offsets read once per two rows)");
-  add_kernel<cuda::DiaSymPlan2>(reg, "cuda.dia.sym.rows2", Format::dia, Backend::cuda, false,
-                                "symmetric DIA as cuda.dia.sym, two rows per thread");
 }
 }  // namespace spkit
