@@ -53,3 +53,7 @@ for p in ("float", "double"):
         print(f'{p} {r["kernel"]:28s} {r["median_ms"]:8.4f} ms {r["gflops"]:7.1f} GF eff {r["gbytes_per_s"]:7.1f} own {r["own_gbytes_per_s"]:7.1f} GB/s x{best / r["median_ms"]:.2f} {r["note"][:70]}')
 PY
 done
+# The device tool brings back only a few files per call: SPKIT_PERF_PACK=1 leaves one OUT.tar.gz instead.
+if [[ ${SPKIT_PERF_PACK:-0} -eq 1 ]]; then
+  tar -czf "$OUT.tar.gz" -C "$(dirname "$OUT")" "$(basename "$OUT")" && rm -rf "$OUT"
+fi
