@@ -10,7 +10,7 @@
 // offset of each block is derived in the warp from a popcount prefix sum instead of being stored),
 // and the entries of sparser blocks form a CSR remainder, summed in the same kernel (y written once).
 // A lane-per-value variant (coalesced value loads, popcount search of each value's element) was
-// measured 1.1-1.5x slower and removed (docs/perf/cuda-dia-bm.md).
+// measured 1.1-1.7x slower and removed (docs/perf/cuda-dia-bm.md).
 #include <cuda_runtime.h>
 #include <omp.h>
 
