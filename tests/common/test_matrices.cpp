@@ -31,6 +31,22 @@ Csr<double> random_csr(std::int64_t rows, std::int64_t cols, std::uint64_t seed,
   return a;
 }
 
+Csr<double> banded_csr(std::int64_t rows, std::int64_t cols, const std::vector<std::int64_t>& offsets, bool symmetric,
+                       std::uint64_t seed) {
+  std::vector<std::vector<std::int32_t>> rc(static_cast<std::size_t>(rows));
+  for (std::int64_t i = 0; i < rows; ++i)
+    for (std::int64_t d : offsets)
+      if (i + d >= 0 && i + d < cols) rc[i].push_back(static_cast<std::int32_t>(i + d));
+  Csr<double> a = random_csr(rows, cols, seed, rc);
+  if (symmetric)
+    for (std::int64_t i = 0; i < rows; ++i)
+      for (std::int64_t k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k) {
+        const std::int64_t lo = std::min<std::int64_t>(i, a.col_idx[k]), hi = std::max<std::int64_t>(i, a.col_idx[k]);
+        a.values[k] = 0.25 + static_cast<double>((lo * 31 + hi * 17) % 97) / 97.0;
+      }
+  return a;
+}
+
 Csr<double> random_rows(std::int64_t rows, std::int64_t cols, const std::vector<std::int64_t>& lengths,
                         std::uint64_t seed) {
   std::mt19937_64 rng(seed ^ 0x9e3779b97f4a7c15ull);

@@ -6,39 +6,13 @@
 #include <algorithm>
 #include <string>
 
+#include "common/expect_csr.hpp"
 #include "common/test_matrices.hpp"
 #include "spkit/error.hpp"
 #include "spkit/formats/dia.hpp"
 
 namespace spkit::test {
 namespace {
-
-template <class T>
-void expect_same_csr(const Csr<T>& a, const Csr<T>& b) {
-  EXPECT_EQ(a.rows, b.rows);
-  EXPECT_EQ(a.cols, b.cols);
-  EXPECT_EQ(a.row_ptr, b.row_ptr);
-  EXPECT_EQ(a.col_idx, b.col_idx);
-  EXPECT_EQ(a.values, b.values);  // exact: conversions only move values
-}
-
-// Entries (i, j) with j - i in `offsets` inside the matrix. Values never zero; symmetric when asked
-// (a value depends on the unordered pair only).
-Csr<double> banded(std::int64_t rows, std::int64_t cols, const std::vector<std::int64_t>& offsets, bool symmetric) {
-  std::vector<std::vector<std::int32_t>> rc(static_cast<std::size_t>(rows));
-  for (std::int64_t i = 0; i < rows; ++i)
-    for (std::int64_t d : offsets)
-      if (i + d >= 0 && i + d < cols) rc[i].push_back(static_cast<std::int32_t>(i + d));
-  for (auto& r : rc) std::sort(r.begin(), r.end());
-  Csr<double> a = random_csr(rows, cols, 7, rc);
-  if (symmetric)
-    for (std::int64_t i = 0; i < rows; ++i)
-      for (std::int64_t k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k) {
-        const std::int64_t lo = std::min<std::int64_t>(i, a.col_idx[k]), hi = std::max<std::int64_t>(i, a.col_idx[k]);
-        a.values[k] = 0.25 + static_cast<double>((lo * 31 + hi * 17) % 97) / 97.0;
-      }
-  return a;
-}
 
 DiaOptions permissive(bool symmetric = false, std::int64_t tile = 0) {
   DiaOptions o;
@@ -86,7 +60,7 @@ TEST(DiaFormat, SymmetricRoundTripOnSymmetricFamilies) {
 
 TEST(DiaFormat, HandCheckedNonSquareLayoutWithFarDiagonal) {
   // 5 x 9: main diagonal, d = +2, and d = +7 which only rows 0 and 1 reach; d = -3 reaches rows 3, 4.
-  const Csr<double> a = banded(5, 9, {-3, 0, 2, 7}, false);
+  const Csr<double> a = banded_csr(5, 9, {-3, 0, 2, 7}, false);
   const Dia<double> d = csr_to_dia(a, DiaOptions{});
   ASSERT_EQ(d.offsets, (std::vector<std::int64_t>{-3, 0, 2, 7}));
   EXPECT_EQ(d.rows, 5);
@@ -119,7 +93,7 @@ TEST(DiaFormat, HandCheckedNonSquareLayoutWithFarDiagonal) {
   EXPECT_EQ(t.memory_bytes(), 4u * 6u * 8u + 4u * 8u);
   expect_same_csr(dia_to_csr(t), a);
   // Tall: 9 x 4, diagonal -8 reaches only row 8.
-  const Csr<double> tall = banded(9, 4, {-8, -1, 0, 3}, false);
+  const Csr<double> tall = banded_csr(9, 4, {-8, -1, 0, 3}, false);
   const Dia<double> dt = csr_to_dia(tall, permissive());
   EXPECT_EQ(dt.offsets, (std::vector<std::int64_t>{-8, -1, 0, 3}));
   expect_same_csr(dia_to_csr(dt), tall);
@@ -155,14 +129,14 @@ TEST(DiaFormat, SymmetricButNotBanded) {
   b.values[static_cast<std::size_t>(b.row_ptr[0] + 1)] = 0.25;  // a(0, 49) changed, a(49, 0) not
   EXPECT_FALSE(is_exactly_symmetric(b));
   EXPECT_THROW(csr_to_dia(b, permissive(true)), NotApplicable);
-  const Csr<double> lower_only = banded(6, 6, {-2, 0}, false);
+  const Csr<double> lower_only = banded_csr(6, 6, {-2, 0}, false);
   EXPECT_FALSE(is_exactly_symmetric(lower_only));
   EXPECT_THROW(csr_to_dia(lower_only, permissive(true)), NotApplicable);
-  EXPECT_THROW(csr_to_dia(banded(4, 6, {0}, true), permissive(true)), NotApplicable);  // not square
+  EXPECT_THROW(csr_to_dia(banded_csr(4, 6, {0}, true), permissive(true)), NotApplicable);  // not square
 }
 
 TEST(DiaFormat, SymmetricWithoutMainDiagonal) {
-  const Csr<double> a = banded(37, 37, {-5, -1, 1, 5}, true);
+  const Csr<double> a = banded_csr(37, 37, {-5, -1, 1, 5}, true);
   ASSERT_TRUE(is_exactly_symmetric(a));
   const Dia<double> d = csr_to_dia(a, permissive(true));
   EXPECT_EQ(d.offsets, (std::vector<std::int64_t>{1, 5}));
@@ -178,7 +152,7 @@ TEST(DiaFormat, RefusesMostlyPaddingAndOverBudget) {
   } catch (const NotApplicable& e) {
     EXPECT_NE(std::string(e.what()).find("DIA would store"), std::string::npos) << e.what();
   }
-  const Csr<double> band = banded(1000, 1000, {-1, 0, 1}, false);
+  const Csr<double> band = banded_csr(1000, 1000, {-1, 0, 1}, false);
   FormatLimits tiny;
   tiny.memory_budget_bytes = 1000;
   EXPECT_THROW(csr_to_dia(band, DiaOptions{}, tiny), TooLarge);

@@ -18,22 +18,6 @@
 namespace spkit::test {
 namespace {
 
-Csr<double> band(std::int64_t rows, std::int64_t cols, const std::vector<std::int64_t>& offsets, bool symmetric) {
-  std::vector<std::vector<std::int32_t>> rc(static_cast<std::size_t>(rows));
-  for (std::int64_t i = 0; i < rows; ++i)
-    for (std::int64_t d : offsets)
-      if (i + d >= 0 && i + d < cols) rc[i].push_back(static_cast<std::int32_t>(i + d));
-  for (auto& r : rc) std::sort(r.begin(), r.end());
-  Csr<double> a = random_csr(rows, cols, 5, rc);
-  if (symmetric)
-    for (std::int64_t i = 0; i < rows; ++i)
-      for (std::int64_t k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k) {
-        const std::int64_t lo = std::min<std::int64_t>(i, a.col_idx[k]), hi = std::max<std::int64_t>(i, a.col_idx[k]);
-        a.values[k] = -0.5 + static_cast<double>((lo * 13 + hi * 7) % 101) / 101.0 + 1e-3;
-      }
-  return a;
-}
-
 // Runs kernel k on a; returns false when it refused with NotApplicable.
 template <class T>
 bool runs_and_matches(const KernelInfo& k, const Csr<double>& ad, int threads) {
@@ -69,12 +53,12 @@ std::vector<const KernelInfo*> kernels_named(const char* pattern) {
 TEST(DiaKernels, AwkwardBandsRunAndMatch) {
   struct Case { const char* name; Csr<double> a; };
   const std::vector<Case> cases = {
-      {"wide 100 x 300, far diagonal +250", band(100, 300, {-2, 0, 1, 250}, false)},
-      {"tall 301 x 290, diagonal -280", band(301, 290, {-280, -1, 0, 3}, false)},
-      {"square 1001, 5 diagonals", band(1001, 1001, {-33, -1, 0, 1, 33}, false)},
-      {"1 x 1", band(1, 1, {0}, false)},
-      {"symmetric 517, 7 diagonals", band(517, 517, {-70, -9, -1, 0, 1, 9, 70}, true)},
-      {"symmetric 259, no main diagonal", band(259, 259, {-3, -1, 1, 3}, true)},
+      {"wide 100 x 300, far diagonal +250", banded_csr(100, 300, {-2, 0, 1, 250}, false)},
+      {"tall 301 x 290, diagonal -280", banded_csr(301, 290, {-280, -1, 0, 3}, false)},
+      {"square 1001, 5 diagonals", banded_csr(1001, 1001, {-33, -1, 0, 1, 33}, false)},
+      {"1 x 1", banded_csr(1, 1, {0}, false)},
+      {"symmetric 517, 7 diagonals", banded_csr(517, 517, {-70, -9, -1, 0, 1, 9, 70}, true)},
+      {"symmetric 259, no main diagonal", banded_csr(259, 259, {-3, -1, 1, 3}, true)},
   };
   const auto ks = kernels_named("*.dia*");
   ASSERT_GE(ks.size(), 3u);  // cpu.dia.serial, cpu.dia.omp, cpu.dia.omp_sym at least
@@ -113,7 +97,7 @@ TEST(DiaKernels, CsrSpkitIsPureCsr) {
   ASSERT_NE(k, nullptr);
   PlanOptions po;
   po.threads = 2;
-  auto plan = k->make_f64(band(2000, 2000, {-40, -1, 0, 1, 40}, true), po);
+  auto plan = k->make_f64(banded_csr(2000, 2000, {-40, -1, 0, 1, 40}, true), po);
   EXPECT_NE(plan->detail().find("merge-path"), std::string::npos) << plan->detail();
 }
 
