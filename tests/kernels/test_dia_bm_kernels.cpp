@@ -13,6 +13,7 @@
 #include "spkit/error.hpp"
 #include "spkit/formats/dia.hpp"
 #include "spkit/kernel.hpp"
+#include "spkit/stats.hpp"
 #include "spkit/validate.hpp"
 
 namespace spkit::test {
@@ -99,6 +100,31 @@ TEST(DiaKernels, CsrSpkitIsPureCsr) {
   po.threads = 2;
   auto plan = k->make_f64(banded_csr(2000, 2000, {-40, -1, 0, 1, 40}, true), po);
   EXPECT_NE(plan->detail().find("merge-path"), std::string::npos) << plan->detail();
+}
+
+// The cost models (what the selector reads) count exactly the bytes the plans report moving.
+TEST(DiaKernels, CostModelBytesMatchThePlans) {
+  const Csr<double> sym = banded_csr(1000, 1000, {-31, -1, 0, 1, 31}, true);
+  const Csr<double> general = banded_csr(1000, 1000, {-31, -2, 0, 1, 31}, false);
+  for (const Csr<double>* a : {&sym, &general}) {
+    const MatrixStats stats = compute_stats(*a);
+    for (const char* pattern : {"*.dia*", "cuda.bmsparse.warp"})
+      for (const KernelInfo* k : kernels_named(pattern)) {
+        SCOPED_TRACE(k->name + (a == &sym ? ", symmetric" : ", general"));
+        ASSERT_TRUE(static_cast<bool>(k->cost));
+        PlanOptions po;
+        for (Precision p : {Precision::f64, Precision::f32}) {
+          const CostEstimate c = k->cost(stats, p, po);
+          const bool sym_kernel = k->name.find("sym") != std::string::npos;
+          EXPECT_EQ(c.applicable, !sym_kernel || a == &sym) << c.note;
+          if (!c.applicable) continue;
+          const std::uint64_t moved = p == Precision::f64 ? k->make_f64(*a, po)->bytes_moved()
+                                                          : k->make_f32(csr_cast<float>(*a), po)->bytes_moved();
+          EXPECT_EQ(c.bytes, moved);
+          EXPECT_GT(c.efficiency, 0.0);
+        }
+      }
+  }
 }
 
 TEST(BmSparseWarp, BlocksOnBothSidesOfTheThresholdAndRemainder) {
