@@ -33,7 +33,6 @@ std::uint64_t dia_plan_bytes(std::size_t slots, std::size_t diagonals, std::int6
   return slots * sizeof(T) + diagonals * sizeof(std::int64_t) + static_cast<std::uint64_t>(rows + cols) * sizeof(T);
 }
 
-template <class T>
 std::string full_detail(std::size_t diagonals, std::size_t slots, std::int64_t nnz) {
   return std::to_string(diagonals) + " diagonals, padding " +
          cpu::percent(static_cast<double>(slots) - static_cast<double>(nnz), static_cast<double>(slots));
@@ -58,7 +57,7 @@ class DiaSerial : public CpuSpmvPlan<T> {
   std::uint64_t bytes_moved() const override {
     return dia_plan_bytes<T>(m_.values.size(), m_.offsets.size(), m_.rows, m_.cols);
   }
-  std::string detail() const override { return full_detail<T>(m_.offsets.size(), m_.values.size(), m_.nnz); }
+  std::string detail() const override { return full_detail(m_.offsets.size(), m_.values.size(), m_.nnz); }
 
  private:
   Dia<T> m_;
@@ -124,7 +123,7 @@ class DiaOmp : public CpuSpmvPlan<T> {
   }
   std::uint64_t bytes_moved() const override { return dia_plan_bytes<T>(val_.size(), offs_.size(), rows_, cols_); }
   std::string detail() const override {
-    return full_detail<T>(offs_.size(), val_.size(), nnz_) + ", " + std::to_string(kTileRows) + "-row tiles";
+    return full_detail(offs_.size(), val_.size(), nnz_) + ", " + std::to_string(kTileRows) + "-row tiles";
   }
 
  private:
