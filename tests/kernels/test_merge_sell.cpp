@@ -53,8 +53,8 @@ Csr<double> sparse_rows_matrix() {
   return random_rows(200'000, 50'000, len, 43);
 }
 
-// Every row of length 255: with 256 threads x 7 items per fp64 tile (1792 = 7 x 256 items), tile
-// boundaries fall right after row ends and inside rows, in turn.
+// Every row of length 255 (256 items with its end): both tile sizes (1792 fp64, 2304 fp32 items) are
+// multiples of 256, so every tile ends exactly on a row end (no carry at all).
 Csr<double> tile_boundary_matrix() {
   return random_rows(4096, 4096, std::vector<std::int64_t>(4096, 255), 47);
 }
