@@ -66,6 +66,27 @@ std::int64_t total_slots(const std::vector<std::int32_t>& width, int c) {
   return slots;
 }
 
+// Slice-row order and widths. The window sort is kept only when it pays for its permutation: it must
+// remove at least one padded slot per two rows (a slot costs 6-12 bytes, the permutation 4 bytes per
+// row read plus y written out of order). Stencil-like matrices, whose rows barely differ, stay unsorted.
+struct SliceOrder {
+  std::vector<std::int32_t> perm;  // empty: identity
+  std::vector<std::int32_t> width;
+  int sigma = 1;                   // the window actually used
+};
+SliceOrder slice_order(const std::vector<std::int64_t>& row_ptr, std::int64_t rows, int c, int sigma) {
+  SliceOrder order;
+  order.width = slice_widths(row_ptr, rows, {}, c);
+  auto perm = window_sort(row_ptr, rows, sigma);
+  if (perm.empty()) return order;
+  auto sorted_width = slice_widths(row_ptr, rows, perm, c);
+  if (2 * (total_slots(order.width, c) - total_slots(sorted_width, c)) < rows) return order;
+  order.perm = std::move(perm);
+  order.width = std::move(sorted_width);
+  order.sigma = sigma;
+  return order;
+}
+
 // Base column of a slice for 16-bit deltas, or -1 when a delta would exceed 16 bits.
 template <class T>
 std::int32_t delta16_base(const Csr<T>& csr, const std::vector<std::int32_t>& perm, std::int64_t s, int c) {
@@ -104,8 +125,9 @@ SellShape sell_shape(const Csr<T>& csr, int slice_height, int sigma) {
   check_parameters(slice_height, sigma);
   const std::int64_t rows = detail::safe_rows(csr);
   if (rows == 0) return {};
-  const auto perm = window_sort(csr.row_ptr, rows, sigma);
-  const auto width = slice_widths(csr.row_ptr, rows, perm, slice_height);
+  const SliceOrder order = slice_order(csr.row_ptr, rows, slice_height, sigma);
+  const auto& perm = order.perm;
+  const auto& width = order.width;
   const std::int64_t slices = static_cast<std::int64_t>(width.size());
   SellShape shape;
   std::int64_t slots = 0, slots16 = 0;
@@ -133,10 +155,11 @@ Sell<T> csr_to_sell(const Csr<T>& csr, SellIndex index, int slice_height, int si
   sell.cols = csr.cols;
   sell.nnz = csr.nnz();
   sell.slice_height = c;
-  sell.sigma = sigma;
   sell.index = index;
-  sell.perm = window_sort(csr.row_ptr, rows, sigma);
-  sell.slice_width = slice_widths(csr.row_ptr, rows, sell.perm, c);
+  SliceOrder order = slice_order(csr.row_ptr, rows, c, sigma);
+  sell.sigma = order.sigma;
+  sell.perm = std::move(order.perm);
+  sell.slice_width = std::move(order.width);
   const std::int64_t slices = sell.slices();
   const std::int64_t slots = total_slots(sell.slice_width, c);
   // Worst case (every slice 32-bit) before allocating anything large.

@@ -62,44 +62,59 @@ TEST(SellFormat, RoundTripIndexKindsSliceHeightsAndWindows) {
         }
 }
 
-// 5 x 70000, row lengths 1, 3, 0, 2, 1; C = 2, sigma = 4 (> C): window {0..3} sorted by length
-// descending (stable) gives rows 1, 3, 0, 2; window {4} keeps row 4.
-//   row 0: (0, 5)       row 1: (1, 10) (1, 20) (1, 69000)    row 2: empty
+// 5 x 70000, row lengths 0, 3, 0, 2, 1; C = 2, sigma = 4 (> C): window {0..3} sorted by length
+// descending (stable) gives rows 1, 3, 0, 2; window {4} keeps row 4. Sorting saves 4 padded slots
+// (12 -> 8), at least one per two rows, so the permutation is kept.
+//   row 0: empty        row 1: (1, 10) (1, 20) (1, 69000)    row 2: empty
 //   row 3: (3, 100) (3, 101)                                 row 4: (4, 65540)
 Csr<double> hand_matrix() {
   Csr<double> a;
   a.rows = 5;
   a.cols = 70000;
-  a.row_ptr = {0, 1, 4, 4, 6, 7};
-  a.col_idx = {5, 10, 20, 69000, 100, 101, 65540};
-  a.values = {1, 2, 3, 4, 5, 6, 7};
+  a.row_ptr = {0, 0, 3, 3, 5, 6};
+  a.col_idx = {10, 20, 69000, 100, 101, 65540};
+  a.values = {2, 3, 4, 5, 6, 7};
   return a;
 }
 
 TEST(SellFormat, HandCheckedLayoutDeltasAndBytes) {
   const auto s = csr_to_sell(hand_matrix(), SellIndex::delta16, 2, 4);
+  EXPECT_EQ(s.sigma, 4);
   EXPECT_EQ(s.perm, (std::vector<std::int32_t>{1, 3, 0, 2, 4}));
-  EXPECT_EQ(s.slice_width, (std::vector<std::int32_t>{3, 1, 1}));
-  EXPECT_EQ(s.slice_offset, (std::vector<std::int64_t>{0, 6, 8, 10}));
+  EXPECT_EQ(s.slice_width, (std::vector<std::int32_t>{3, 0, 1}));
+  EXPECT_EQ(s.slice_offset, (std::vector<std::int64_t>{0, 6, 6, 8}));
   // Slice 0 (rows 1, 3): delta 69000 - 20 > 65535 -> 32-bit; row 3 padded with its last column.
-  // Slice 1 (rows 0, 2): base 5; row 0: 5 - 5 = 0; row 2 empty: delta 0 from the base.
-  // Slice 2 (row 4 and the tail slot): base 65540 (> 65535 itself, only deltas must fit).
-  EXPECT_EQ(s.slice_col_base, (std::vector<std::int32_t>{-1, 5, 65540}));
-  EXPECT_EQ(s.slice_col_offset, (std::vector<std::int64_t>{0, 0, 2}));
+  // Slice 1 (rows 0, 2): both empty, width 0, base 0.
+  // Slice 2 (row 4 and the tail slot): base 65540 (> 65535 itself: only the deltas must fit).
+  EXPECT_EQ(s.slice_col_base, (std::vector<std::int32_t>{-1, 0, 65540}));
+  EXPECT_EQ(s.slice_col_offset, (std::vector<std::int64_t>{0, 0, 0}));
   EXPECT_EQ(s.col_idx32, (std::vector<std::int32_t>{10, 100, 20, 101, 69000, 101}));  // column-major
-  EXPECT_EQ(s.col_delta16, (std::vector<std::uint16_t>{0, 0, 0, 0}));
-  EXPECT_EQ(s.values, (std::vector<double>{2, 5, 3, 6, 4, 0, 1, 0, 7, 0}));
+  EXPECT_EQ(s.col_delta16, (std::vector<std::uint16_t>{0, 0}));
+  EXPECT_EQ(s.values, (std::vector<double>{2, 5, 3, 6, 4, 0, 7, 0}));
   EXPECT_EQ(s.slices_16bit(), 2);
-  EXPECT_EQ(s.spmv_bytes(), 5u * 4 + 4u * 8 + 3u * 4 + 3u * 4 + 3u * 8 + 4u * 2 + 6u * 4 + 10u * 8);
+  EXPECT_EQ(s.spmv_bytes(), 5u * 4 + 4u * 8 + 3u * 4 + 3u * 4 + 3u * 8 + 2u * 2 + 6u * 4 + 8u * 8);
   expect_same_csr(sell_to_csr(s), hand_matrix());
 
   // The same with 32-bit indices everywhere: 4 bytes per slot instead of 2 for the 16-bit ones.
   const auto c = csr_to_sell(hand_matrix(), SellIndex::c32, 2, 4);
   EXPECT_EQ(c.slice_col_base, (std::vector<std::int32_t>{-1, -1, -1}));
-  EXPECT_EQ(c.slice_col_offset, (std::vector<std::int64_t>{0, 6, 8}));
-  EXPECT_EQ(c.spmv_bytes(), s.spmv_bytes() + 4u * 2);
+  EXPECT_EQ(c.slice_col_offset, (std::vector<std::int64_t>{0, 6, 6}));
+  EXPECT_EQ(c.spmv_bytes(), s.spmv_bytes() + 2u * 2);
   // sigma = 1: no sorting, no permutation stored.
   EXPECT_TRUE(csr_to_sell(hand_matrix(), SellIndex::c32, 2, 1).perm.empty());
+}
+
+TEST(SellFormat, SortKeptOnlyWhenItPaysForThePermutation) {
+  // Lengths 2, 3, 2, 2 in every window of 4: sorting moves the 3 to the front but both slices keep
+  // widths 3 and 2 (no slot saved): no permutation, sigma 1.
+  std::vector<std::int64_t> len(64);
+  for (int i = 0; i < 64; ++i) len[i] = i % 4 == 1 ? 3 : 2;
+  const auto a = random_rows(64, 50, len, 3);
+  const auto s = csr_to_sell(a, SellIndex::c32, 2, 4);
+  EXPECT_TRUE(s.perm.empty());
+  EXPECT_EQ(s.sigma, 1);
+  EXPECT_EQ(s.slots(), 16 * (2 * 3 + 2 * 2));
+  expect_same_csr(sell_to_csr(s), a);
 }
 
 TEST(SellFormat, MixedSlicesFallBackPerSlice) {

@@ -4,7 +4,9 @@
 // stored column-major, with optionally compressed column indices.
 //
 // Exact layout (n_slices = ceil(rows / C); every slice has C slots per column, the last one included):
-//   perm[i]              CSR row held by slice row i (i = slice * C + r); empty = identity (no row moved)
+//   perm[i]              CSR row held by slice row i (i = slice * C + r); empty = identity. The sort is
+//                        kept only when it removes at least one padded slot per two rows (else sigma = 1):
+//                        a permutation costs 4 bytes per row and writes y out of order.
 //   slice_offset[s]      start of slice s in `values` (n_slices + 1 entries, 64-bit); = sum of C * width
 //   slice_width[s]       the longest row of slice s (32-bit)
 //   values[slice_offset[s] + k * C + r]   element k of slice row r; padding: value 0
@@ -41,7 +43,7 @@ struct Sell {
   std::int64_t cols = 0;
   std::int64_t nnz = 0;  // true non-zeros
   int slice_height = kSellDefaultSliceHeight;  // C
-  int sigma = 1;                               // sorting window (1: no sorting)
+  int sigma = 1;                               // sorting window used (1: no sorting)
   SellIndex index = SellIndex::c32;
   std::vector<std::int32_t> perm;               // rows, or empty for the identity
   std::vector<std::int64_t> slice_offset;       // slices + 1
