@@ -4,6 +4,7 @@
 // cuda.sell.delta16 reads 16-bit deltas where a slice allows them (4 -> 2 bytes per slot).
 #include <cuda_runtime.h>
 
+#include <cstdio>
 #include <string>
 
 #include "kernels/cuda/cuda_common.cuh"
@@ -24,6 +25,7 @@ struct DeviceSell {
   DeviceBuffer<std::uint16_t> col_delta16;
   DeviceBuffer<std::int32_t> col_idx32;
   DeviceBuffer<T> values;
+  DeviceSell() = default;
   explicit DeviceSell(const Sell<T>& s)
       : perm(s.perm, "SELL permutation"),
         slice_offset(s.slice_offset, "SELL slice offsets"),
@@ -73,39 +75,45 @@ __global__ void __launch_bounds__(256) sell_kernel(std::int64_t rows, int c, con
 template <class T, SellIndex I>
 class SellPlan : public CudaSpmvPlan<T> {
  public:
-  SellPlan(const Csr<T>& a, const PlanOptions& o) : CudaSpmvPlan<T>(a, o), host_(convert(a, o)), m_(host_) {
+  SellPlan(const Csr<T>& a, const PlanOptions& o) : CudaSpmvPlan<T>(a, o) {
+    // The host copy lives only while it is uploaded; the plan keeps what bytes_moved()/detail() need.
+    const Sell<T> s = csr_to_sell(a, I, o.hack_size, kSellDefaultSigma, FormatLimits{o.memory_budget_bytes});
+    check_device_fits(s.spmv_bytes(), "SELL-C-sigma arrays");
+    m_ = DeviceSell<T>(s);
+    slice_height_ = s.slice_height;
+    sigma_ = s.sigma;
+    format_bytes_ = s.spmv_bytes();
+    slots_ = s.slots();
+    slices_ = s.slices();
+    slices_16bit_ = s.slices_16bit();
     launch_.block = dim3(default_block_threads(this->props()));
     launch_.grid = dim3(static_cast<unsigned>(blocks_for(this->rows_, launch_.block.x, this->props())));
     SPKIT_CUDA_CHECK(cudaDeviceSynchronize());
   }
   void run(const T* x, T* y) override {
     if (this->handle_trivial(y)) return;
-    sell_kernel<T><<<launch_.grid, launch_.block>>>(this->rows_, host_.slice_height, m_.slice_offset.get(),
+    sell_kernel<T><<<launch_.grid, launch_.block>>>(this->rows_, slice_height_, m_.slice_offset.get(),
                                                     m_.slice_width.get(), m_.slice_col_base.get(),
                                                     m_.slice_col_offset.get(), m_.col_delta16.get(), m_.col_idx32.get(),
                                                     m_.values.get(), m_.perm.get(), x, y);
     SPKIT_LAUNCH_CHECK("sell_kernel");
   }
   std::uint64_t bytes_moved() const override {
-    return host_.spmv_bytes() + static_cast<std::uint64_t>(this->rows_ + this->cols_) * sizeof(T);
+    return format_bytes_ + static_cast<std::uint64_t>(this->rows_ + this->cols_) * sizeof(T);
   }
   std::string detail() const override {
-    const double slots = static_cast<double>(host_.slots());
     char pad[32];
-    std::snprintf(pad, sizeof pad, "%.3f", this->nnz_ > 0 ? slots / static_cast<double>(this->nnz_) : 0.0);
-    return "C " + std::to_string(host_.slice_height) + ", sigma " + std::to_string(host_.sigma) + ", padding " + pad +
-           "x, " + std::to_string(host_.slices_16bit()) + "/" + std::to_string(host_.slices()) + " slices 16-bit" +
-           (host_.perm.empty() ? ", no permutation" : "");
+    std::snprintf(pad, sizeof pad, "%.3f", this->nnz_ > 0 ? static_cast<double>(slots_) / static_cast<double>(this->nnz_) : 0.0);
+    return "C " + std::to_string(slice_height_) + ", sigma " + std::to_string(sigma_) + ", padding " + pad + "x, " +
+           std::to_string(slices_16bit_) + "/" + std::to_string(slices_) + " slices 16-bit" +
+           (m_.perm.size() == 0 ? ", no permutation" : "");
   }
 
  private:
-  static Sell<T> convert(const Csr<T>& a, const PlanOptions& o) {
-    Sell<T> s = csr_to_sell(a, I, o.hack_size, kSellDefaultSigma, FormatLimits{o.memory_budget_bytes});
-    check_device_fits(s.spmv_bytes(), "SELL-C-sigma arrays");
-    return s;
-  }
-  Sell<T> host_;  // kept for byte accounting and detail(); the kernel reads m_
   DeviceSell<T> m_;
+  int slice_height_ = kSellDefaultSliceHeight, sigma_ = 1;
+  std::uint64_t format_bytes_ = 0;
+  std::int64_t slots_ = 0, slices_ = 0, slices_16bit_ = 0;
   Launch launch_;
 };
 
