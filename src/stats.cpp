@@ -187,6 +187,7 @@ MatrixStats compute_stats(const Csr<double>& a, int hack_size) {
   const SellShape sell = sell_shape(a);
   s.sell_padding_ratio = nnz ? static_cast<double>(sell.slots - s.nnz) / static_cast<double>(nnz) : 0.0;
   s.sell_delta16_fraction = sell.slots ? static_cast<double>(sell.slots_16bit) / static_cast<double>(sell.slots) : 0.0;
+  s.sell_permuted = sell.permuted;
   return s;
 }
 

@@ -34,6 +34,7 @@ struct MatrixStats {
   // share of the slots in slices whose column deltas fit 16 bits (what cuda.sell.delta16 compresses)
   double sell_padding_ratio = 0;
   double sell_delta16_fraction = 0;
+  bool sell_permuted = false;  // the sigma-window sort was kept (4 bytes per row of permutation)
   // bytes each format would take, fp64 values / fp32 values
   struct Bytes { std::uint64_t f64 = 0, f32 = 0; };
   Bytes bytes_coo, bytes_csr, bytes_ell, bytes_hll, bytes_hyb, bytes_bmsparse;

@@ -3,6 +3,7 @@
 #include "spkit/formats/sell.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <numeric>
 #include <string>
@@ -139,6 +140,7 @@ SellShape sell_shape(const Csr<T>& csr, int slice_height, int sigma) {
   }
   shape.slots = slots;
   shape.slots_16bit = slots16;
+  shape.permuted = !perm.empty();
   return shape;
 }
 
@@ -250,14 +252,14 @@ Csr<T> sell_to_csr(const Sell<T>& sell) {
 }
 
 std::uint64_t sell_spmv_bytes(const MatrixStats& stats, std::size_t value_bytes, SellIndex index) {
-  const double slots = static_cast<double>(stats.nnz) * (1.0 + stats.sell_padding_ratio);
-  const double slots16 = index == SellIndex::delta16 ? slots * stats.sell_delta16_fraction : 0.0;
-  const double slices = static_cast<double>((stats.rows + kSellDefaultSliceHeight - 1) / kSellDefaultSliceHeight);
-  const double perm = static_cast<double>(stats.rows) * sizeof(std::int32_t);  // assumed present (rows moved)
-  const double bytes = slots * static_cast<double>(value_bytes) + slots16 * 2 + (slots - slots16) * 4 +
-                       slices * (8 + 4 + 4 + 8) + 8 + perm +
-                       static_cast<double>(stats.rows + stats.cols) * static_cast<double>(value_bytes);
-  return static_cast<std::uint64_t>(bytes);
+  const auto slots = static_cast<std::uint64_t>(std::llround(static_cast<double>(stats.nnz) * (1.0 + stats.sell_padding_ratio)));
+  const std::uint64_t slots16 =
+      index == SellIndex::delta16 ? static_cast<std::uint64_t>(std::llround(static_cast<double>(slots) * stats.sell_delta16_fraction)) : 0;
+  const auto rows = static_cast<std::uint64_t>(stats.rows);
+  const std::uint64_t slices = (rows + kSellDefaultSliceHeight - 1) / kSellDefaultSliceHeight;
+  const std::uint64_t perm = stats.sell_permuted ? rows * sizeof(std::int32_t) : 0;
+  return slots * value_bytes + slots16 * 2 + (slots - slots16) * 4 + slices * (8 + 4 + 4 + 8) + 8 + perm +
+         (rows + static_cast<std::uint64_t>(stats.cols)) * value_bytes;
 }
 
 template struct Sell<float>;

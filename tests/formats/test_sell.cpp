@@ -53,6 +53,7 @@ TEST(SellFormat, RoundTripIndexKindsSliceHeightsAndWindows) {
           EXPECT_EQ(s.slices(), (m.a.rows + c - 1) / c);
           const SellShape shape = sell_shape(m.a, c, sigma);
           EXPECT_EQ(shape.slots, s.slots());
+          EXPECT_EQ(shape.permuted, !s.perm.empty());
           if (index == SellIndex::delta16) EXPECT_EQ(shape.slots_16bit, s.col_delta16.size());
           else EXPECT_TRUE(s.col_delta16.empty());
           EXPECT_EQ(s.col_delta16.size() + s.col_idx32.size(), static_cast<std::size_t>(s.slots()));
@@ -142,6 +143,10 @@ TEST(SellFormat, PaddingShrinksWithTheWindow) {
   const MatrixStats st = compute_stats(a);
   EXPECT_NEAR(st.sell_padding_ratio, (2.0 * 32 * 33 + 2 * 32 - a.nnz()) / a.nnz(), 1e-12);
   EXPECT_DOUBLE_EQ(st.sell_delta16_fraction, 1.0);  // 200 columns: every delta fits
+  EXPECT_TRUE(st.sell_permuted);
+  // What the cost models read: the bytes of the format the conversion builds, x and y.
+  const auto s = csr_to_sell(a, SellIndex::delta16);
+  EXPECT_EQ(sell_spmv_bytes(st, 8, SellIndex::delta16), s.spmv_bytes() + (a.rows + a.cols) * 8);
 }
 
 TEST(SellFormat, RejectsBadParametersAndBudget) {

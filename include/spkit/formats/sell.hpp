@@ -78,6 +78,7 @@ Csr<T> sell_to_csr(const Sell<T>& sell);
 struct SellShape {
   std::int64_t slots = 0;
   std::int64_t slots_16bit = 0;
+  bool permuted = false;  // the window sort was kept (a 32-bit permutation is stored)
 };
 template <class T>
 SellShape sell_shape(const Csr<T>& csr, int slice_height = kSellDefaultSliceHeight, int sigma = kSellDefaultSigma);
