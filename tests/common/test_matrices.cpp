@@ -124,6 +124,15 @@ std::vector<NamedMatrix> edge_case_matrices() {
     len[256] = 3;  // only the last row has entries
     add("last_row_only_257", random_rows(257, 300, len, s + 11));
   }
+  {
+    // Three 32-row slices: narrow columns (16-bit deltas fit), a jump of > 65535 within rows (32-bit
+    // fallback), and narrow columns far from 0 (a large 16-bit base); for SELL's mixed index widths.
+    std::vector<std::vector<std::int32_t>> rc(96);
+    for (int i = 0; i < 32; ++i) rc[i] = {i, i + 7, 300 + i};
+    for (int i = 32; i < 64; ++i) rc[i] = {i, 139000 - i};
+    for (int i = 64; i < 96; ++i) rc[i] = {100000 + i, 100100 + i, 100200};
+    add("mixed_16_32bit_slices_96x140000", random_csr(96, 140000, s + 12, rc));
+  }
   return out;
 }
 
