@@ -31,9 +31,14 @@ namespace spkit::cuda {
 namespace spgemm {
 namespace {
 
-// Tasks below which one radix sort of the whole list beats the segmented sort (measured on an H100,
-// docs/perf/spgemm-gpu.md; SpgemmOptions::sort_threshold overrides it).
-constexpr std::int64_t kDefaultSortThreshold = 2'000'000;
+// Tasks below which one radix sort of the whole list is used instead of the segmented sort
+// (SpgemmOptions::sort_threshold overrides it). Measured on an H100 (docs/perf/spgemm-gpu.md, sort
+// sweep): the radix sort took 55-70 ps per task at every size from 0.7M to 20M tasks; the segmented
+// sort 120-470 ps per task on the block-rich lists (FEM, 27-point: 150-600 tasks per block row), and
+// won only on random matrices, whose block rows hold ~2,300 tasks (37 ps per task at 57M-144M tasks,
+// ~50 ps at 2.8M). 2^25 keeps every block-rich list measured on the radix path and sends the very large
+// lists, where the segmented sort's lower per-task cost shows, to the segmented path.
+constexpr std::int64_t kDefaultSortThreshold = std::int64_t{1} << 25;
 constexpr int kThreads = kSpgemmThreads;
 constexpr int kWarpsPerBlock = kThreads / 32;
 

@@ -1,14 +1,16 @@
 // cuda.csr.hash: row-wise Gustavson SpGEMM on CSR with hash accumulators, for matrices poor in 8x8
 // blocks (road, power-law, random) where the bmSparse pipeline pays for mostly empty blocks.
 //
-//   count      products per row of C (sum of B's row lengths over the row of A); rows with at most
-//              kShortProducts products go to a warp each with a 512-slot table in shared memory, the
-//              others to a thread block each with a 2048-slot shared table, or, when the row may hold
-//              more than 1024 distinct columns, a table of its own in global memory (sized to twice
-//              min(products, columns of B), rounded to a power of two)
+//   count      products per row of C (sum of B's row lengths over the row of A), rows put in three bins:
+//              short (<= 256 products): one warp, a table of 32-512 slots in shared memory;
+//              mid (table of at most 2048 slots): one thread block, table in shared memory;
+//              huge: a table of its own in global memory, the row split over several thread blocks
+//              (one block per row left a single long row of a power-law matrix running alone).
+//              Tables hold twice min(products, columns of B) slots, rounded up to a power of two.
 //   symbolic   distinct columns per row (insertions by atomicCAS); scan to C's row pointers
-//   numeric    the same walk accumulating values (atomicAdd into the table), entries written unsorted
-//   sort       columns sorted per row (cub segmented sort)
+//   numeric    the same walk accumulating values (atomicAdd); short rows leave the warp sorted (rank of
+//              each column among the row's), mid and huge rows unsorted
+//   sort       cub segmented sort of the mid and huge rows only
 // Like cusparseSpGEMM it keeps entries that cancel to zero on the device; they are dropped on the host.
 #include <cub/cub.cuh>
 #include <thrust/iterator/counting_iterator.h>
@@ -24,8 +26,9 @@ namespace {
 constexpr int kShortProducts = 256;  // warp rows: at most this many products, so a 512-slot table is half full at most
 constexpr int kWarpSlots = 512;
 constexpr int kShortWarps = 4;       // warps per block of the short-row kernel (shared: 4 x 512 x (4 + 8) B)
-constexpr int kBlockSlots = 2048;    // shared table of the long-row kernel (24 KiB with double values)
-constexpr int kLongThreads = 256;
+constexpr int kBlockSlots = 2048;    // shared table of the mid-row kernel (24 KiB with double values)
+constexpr int kRowThreads = 256;     // mid and huge rows
+constexpr std::int64_t kHugeProductsPerPart = 4096;  // a huge row gets one thread block per this many products
 
 template <class T>
 struct CsrView {
@@ -59,31 +62,6 @@ __device__ __forceinline__ int hash_insert(std::int32_t* keys, T* vals, unsigned
   }
 }
 
-__global__ void row_products_kernel(CsrView<float> a_pattern, const std::int64_t* b_row_ptr, std::int64_t rows,
-                                    std::int64_t* products) {
-  const int lane = threadIdx.x & 31;
-  const std::int64_t warps = static_cast<std::int64_t>(gridDim.x) * (blockDim.x / 32);
-  for (std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x / 32) + threadIdx.x / 32; i < rows;
-       i += warps) {
-    std::int64_t s = 0;
-    for (std::int64_t p = a_pattern.row_ptr[i] + lane; p < a_pattern.row_ptr[i + 1]; p += 32) {
-      const std::int32_t j = a_pattern.col_idx[p];
-      s += b_row_ptr[j + 1] - b_row_ptr[j];
-    }
-    for (int o = 16; o > 0; o /= 2) s += __shfl_down_sync(0xffffffffu, s, o);
-    if (lane == 0) products[i] = s;
-  }
-}
-
-struct IsShort {
-  const std::int64_t* products;
-  __device__ bool operator()(std::int64_t i) const { return products[i] <= kShortProducts; }
-};
-struct IsLong {
-  const std::int64_t* products;
-  __device__ bool operator()(std::int64_t i) const { return products[i] > kShortProducts; }
-};
-
 __device__ __forceinline__ std::int64_t table_size_for(std::int64_t products, std::int64_t b_cols) {
   const std::int64_t distinct = products < b_cols ? products : b_cols;
   std::int64_t s = 2;
@@ -91,22 +69,69 @@ __device__ __forceinline__ std::int64_t table_size_for(std::int64_t products, st
   return s;
 }
 
-// Global table slots of each long row (0 when its table fits in shared memory).
-__global__ void global_table_sizes_kernel(const std::int64_t* long_rows, std::int64_t n, const std::int64_t* products,
-                                          std::int64_t b_cols, std::int64_t* sizes) {
-  for (std::int64_t r = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; r <= n;
-       r += static_cast<std::int64_t>(gridDim.x) * blockDim.x) {
-    if (r == n) { sizes[r] = 0; continue; }
-    const std::int64_t s = table_size_for(products[long_rows[r]], b_cols);
-    sizes[r] = s > kBlockSlots ? s : 0;
+__global__ void row_products_kernel(const std::int64_t* a_row_ptr, const std::int32_t* a_col_idx,
+                                    const std::int64_t* b_row_ptr, std::int64_t rows, std::int64_t* products) {
+  const int lane = threadIdx.x & 31;
+  const std::int64_t warps = static_cast<std::int64_t>(gridDim.x) * (blockDim.x / 32);
+  for (std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x / 32) + threadIdx.x / 32; i < rows;
+       i += warps) {
+    std::int64_t s = 0;
+    for (std::int64_t p = a_row_ptr[i] + lane; p < a_row_ptr[i + 1]; p += 32) {
+      const std::int32_t j = a_col_idx[p];
+      s += b_row_ptr[j + 1] - b_row_ptr[j];
+    }
+    for (int o = 16; o > 0; o /= 2) s += __shfl_down_sync(0xffffffffu, s, o);
+    if (lane == 0) products[i] = s;
   }
 }
 
-// One warp per short row. Numeric mode writes the row's entries (hash order) at c_row_ptr[i].
+// Which bin row i falls in: 0 short, 1 mid, 2 huge.
+struct RowBin {
+  const std::int64_t* products;
+  std::int64_t b_cols;
+  int bin;
+  __device__ bool operator()(std::int64_t i) const {
+    const std::int64_t p = products[i];
+    const int b = p <= kShortProducts ? 0 : table_size_for(p, b_cols) <= kBlockSlots ? 1 : 2;
+    return b == bin;
+  }
+};
+
+// Per huge row r: its table size and its number of thread blocks ("parts"); entry n is 0 (for the scans).
+__global__ void huge_row_sizes_kernel(const std::int64_t* huge_rows, std::int64_t n, const std::int64_t* products,
+                                      const std::int64_t* a_row_ptr, std::int64_t b_cols, std::int64_t* sizes,
+                                      std::int64_t* parts) {
+  for (std::int64_t r = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; r <= n;
+       r += static_cast<std::int64_t>(gridDim.x) * blockDim.x) {
+    if (r == n) {
+      sizes[r] = 0, parts[r] = 0;
+      continue;
+    }
+    const std::int64_t i = huge_rows[r];
+    sizes[r] = table_size_for(products[i], b_cols);
+    const std::int64_t by_products = (products[i] + kHugeProductsPerPart - 1) / kHugeProductsPerPart;
+    const std::int64_t by_entries = (a_row_ptr[i + 1] - a_row_ptr[i] + kRowThreads / 32 - 1) / (kRowThreads / 32);
+    parts[r] = by_products < by_entries ? by_products : by_entries;
+  }
+}
+
+// Index r with offsets[r] <= x < offsets[r + 1] (offsets non-decreasing, n + 1 of them).
+__device__ __forceinline__ std::int64_t find_segment(const std::int64_t* offsets, std::int64_t n, std::int64_t x) {
+  std::int64_t lo = 0, hi = n - 1;
+  while (lo < hi) {
+    const std::int64_t mid = lo + (hi - lo + 1) / 2;
+    if (offsets[mid] <= x) lo = mid; else hi = mid - 1;
+  }
+  return lo;
+}
+
+// One warp per short row. Numeric mode leaves the row sorted: the table is compacted in place, then
+// each entry goes to its rank among the row's columns.
 template <class T, bool kNumeric>
 __global__ void __launch_bounds__(kShortWarps * 32)
-    short_rows_kernel(const std::int64_t* rows, std::int64_t n, CsrView<T> a, CsrView<T> b, std::int64_t* c_count,
-                      const std::int64_t* c_row_ptr, std::int32_t* c_col, T* c_val) {
+    short_rows_kernel(const std::int64_t* rows, std::int64_t n, const std::int64_t* products, std::int64_t b_cols,
+                      CsrView<T> a, CsrView<T> b, std::int64_t* c_count, const std::int64_t* c_row_ptr,
+                      std::int32_t* c_col, T* c_val) {
   __shared__ std::int32_t skeys[kShortWarps][kWarpSlots];
   __shared__ T svals[kNumeric ? kShortWarps : 1][kNumeric ? kWarpSlots : 1];
   const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
@@ -115,7 +140,9 @@ __global__ void __launch_bounds__(kShortWarps * 32)
   const std::int64_t warps = static_cast<std::int64_t>(gridDim.x) * kShortWarps;
   for (std::int64_t r = blockIdx.x * static_cast<std::int64_t>(kShortWarps) + warp; r < n; r += warps) {
     const std::int64_t i = rows[r];
-    for (int s = lane; s < kWarpSlots; s += 32) {
+    // The row's own table size (32..512 slots): init and compaction touch only those.
+    const int slots = max(32, static_cast<int>(table_size_for(products[i], b_cols)));
+    for (int s = lane; s < slots; s += 32) {
       keys[s] = -1;
       if constexpr (kNumeric) vals[s] = T(0);
     }
@@ -125,36 +152,45 @@ __global__ void __launch_bounds__(kShortWarps * 32)
       const std::int32_t j = a.col_idx[p];
       const T av = a.values[p];
       for (std::int64_t q = b.row_ptr[j] + lane; q < b.row_ptr[j + 1]; q += 32)
-        created += hash_insert<T, kNumeric>(keys, vals, kWarpSlots - 1, b.col_idx[q], av * b.values[q]);
+        created += hash_insert<T, kNumeric>(keys, vals, slots - 1, b.col_idx[q], av * b.values[q]);
     }
     __syncwarp();
     if constexpr (!kNumeric) {
       for (int o = 16; o > 0; o /= 2) created += __shfl_down_sync(0xffffffffu, created, o);
       if (lane == 0) c_count[i] = created;
     } else {
-      std::int64_t out = c_row_ptr[i];
-      for (int s0 = 0; s0 < kWarpSlots; s0 += 32) {
+      int len = 0;
+      for (int s0 = 0; s0 < slots; s0 += 32) {
         const std::int32_t k = keys[s0 + lane];
+        const T v = vals[s0 + lane];
         const unsigned present = __ballot_sync(0xffffffffu, k != -1);
+        __syncwarp();  // every lane has read its slot before any lane writes below it
         if (k != -1) {
-          const std::int64_t at = out + __popc(present & ((1u << lane) - 1u));
-          c_col[at] = k;
-          c_val[at] = vals[s0 + lane];
+          const int at = len + __popc(present & ((1u << lane) - 1u));
+          keys[at] = k, vals[at] = v;
         }
-        out += __popc(present);
+        len += __popc(present);
+        __syncwarp();
+      }
+      const std::int64_t out = c_row_ptr[i];
+      for (int e = lane; e < len; e += 32) {
+        const std::int32_t k = keys[e];
+        int rank = 0;
+        for (int f = 0; f < len; ++f) rank += keys[f] < k;
+        c_col[out + rank] = k;
+        c_val[out + rank] = vals[e];
       }
     }
     __syncwarp();
   }
 }
 
-// One thread block per long row; its table in shared memory or, when larger, at global_keys + offset.
+// One thread block per mid row, table in shared memory; numeric mode writes the row unsorted.
 template <class T, bool kNumeric>
-__global__ void __launch_bounds__(kLongThreads)
-    long_rows_kernel(const std::int64_t* rows, std::int64_t n, const std::int64_t* products, std::int64_t b_cols,
-                     const std::int64_t* global_offsets, std::int32_t* global_keys, T* global_vals, CsrView<T> a,
-                     CsrView<T> b, std::int64_t* c_count, const std::int64_t* c_row_ptr, std::int32_t* c_col,
-                     T* c_val) {
+__global__ void __launch_bounds__(kRowThreads)
+    mid_rows_kernel(const std::int64_t* rows, std::int64_t n, const std::int64_t* products, std::int64_t b_cols,
+                    CsrView<T> a, CsrView<T> b, std::int64_t* c_count, const std::int64_t* c_row_ptr,
+                    std::int32_t* c_col, T* c_val) {
   __shared__ std::int32_t skeys[kBlockSlots];
   __shared__ T svals[kNumeric ? kBlockSlots : 1];
   __shared__ unsigned long long counter;
@@ -162,13 +198,10 @@ __global__ void __launch_bounds__(kLongThreads)
   for (std::int64_t r = blockIdx.x; r < n; r += gridDim.x) {
     const std::int64_t i = rows[r];
     const std::int64_t size = table_size_for(products[i], b_cols);
-    const bool global = size > kBlockSlots;
-    std::int32_t* keys = global ? global_keys + global_offsets[r] : skeys;
-    T* vals = kNumeric ? (global ? global_vals + global_offsets[r] : svals) : nullptr;
-    const std::int64_t slots = global ? size : kBlockSlots;
-    for (std::int64_t s = threadIdx.x; s < slots; s += blockDim.x) {
-      keys[s] = -1;
-      if constexpr (kNumeric) vals[s] = T(0);
+    const int slots = static_cast<int>(size > kRowThreads ? size : kRowThreads);
+    for (int s = threadIdx.x; s < slots; s += blockDim.x) {
+      skeys[s] = -1;
+      if constexpr (kNumeric) svals[s] = T(0);
     }
     if (threadIdx.x == 0) counter = 0;
     __syncthreads();
@@ -177,7 +210,7 @@ __global__ void __launch_bounds__(kLongThreads)
       const std::int32_t j = a.col_idx[p];
       const T av = a.values[p];
       for (std::int64_t q = b.row_ptr[j] + lane; q < b.row_ptr[j + 1]; q += 32)
-        created += hash_insert<T, kNumeric>(keys, vals, static_cast<unsigned>(slots - 1), b.col_idx[q],
+        created += hash_insert<T, kNumeric>(skeys, svals, static_cast<unsigned>(slots - 1), b.col_idx[q],
                                             av * b.values[q]);
     }
     __syncthreads();
@@ -187,17 +220,80 @@ __global__ void __launch_bounds__(kLongThreads)
       if (threadIdx.x == 0) c_count[i] = static_cast<std::int64_t>(counter);
     } else {
       const std::int64_t out = c_row_ptr[i];
-      for (std::int64_t s = threadIdx.x; s < slots; s += blockDim.x) {
-        const std::int32_t k = keys[s];
+      for (int s = threadIdx.x; s < slots; s += blockDim.x) {
+        const std::int32_t k = skeys[s];
         if (k != -1) {
           const std::int64_t at = out + static_cast<std::int64_t>(atomicAdd(&counter, 1ull));
           c_col[at] = k;
-          c_val[at] = vals[s];
+          c_val[at] = svals[s];
         }
       }
     }
     __syncthreads();
   }
+}
+
+// Huge rows: work item w is part w - part_offsets[r] of huge row r; its warps take the row's entries of A
+// part * 8 + warp, then every parts * 8-th. Tables in global memory, set to empty before the launch;
+// symbolic counts add into c_count (zeroed before).
+template <class T, bool kNumeric>
+__global__ void __launch_bounds__(kRowThreads)
+    huge_rows_kernel(const std::int64_t* rows, std::int64_t n, const std::int64_t* part_offsets,
+                     const std::int64_t* table_offsets, std::int32_t* table_keys, T* table_vals, CsrView<T> a,
+                     CsrView<T> b, std::int64_t* c_count) {
+  const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31, warps = blockDim.x >> 5;
+  const std::int64_t items = part_offsets[n];
+  for (std::int64_t w = blockIdx.x; w < items; w += gridDim.x) {
+    const std::int64_t r = find_segment(part_offsets, n, w);
+    const std::int64_t i = rows[r], part = w - part_offsets[r], parts = part_offsets[r + 1] - part_offsets[r];
+    const std::int64_t base = table_offsets[r];
+    const unsigned mask = static_cast<unsigned>(table_offsets[r + 1] - base - 1);
+    int created = 0;
+    for (std::int64_t p = a.row_ptr[i] + part * warps + warp; p < a.row_ptr[i + 1]; p += parts * warps) {
+      const std::int32_t j = a.col_idx[p];
+      const T av = a.values[p];
+      for (std::int64_t q = b.row_ptr[j] + lane; q < b.row_ptr[j + 1]; q += 32)
+        created += hash_insert<T, kNumeric>(table_keys + base, kNumeric ? table_vals + base : nullptr, mask,
+                                            b.col_idx[q], av * b.values[q]);
+    }
+    if constexpr (!kNumeric) {
+      for (int o = 16; o > 0; o /= 2) created += __shfl_down_sync(0xffffffffu, created, o);
+      if (lane == 0 && created) atomicAdd(reinterpret_cast<unsigned long long*>(&c_count[i]),
+                                          static_cast<unsigned long long>(created));
+    }
+  }
+}
+
+// Moves the occupied slots of the huge rows' tables to C (unsorted), one slot per thread.
+template <class T>
+__global__ void huge_rows_output_kernel(const std::int64_t* rows, std::int64_t n, const std::int64_t* table_offsets,
+                                        const std::int32_t* table_keys, const T* table_vals,
+                                        unsigned long long* fill, const std::int64_t* c_row_ptr, std::int32_t* c_col,
+                                        T* c_val) {
+  const std::int64_t slots = table_offsets[n];
+  for (std::int64_t s = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; s < slots;
+       s += static_cast<std::int64_t>(gridDim.x) * blockDim.x) {
+    const std::int32_t k = table_keys[s];
+    if (k == -1) continue;
+    const std::int64_t r = find_segment(table_offsets, n, s);
+    const std::int64_t at = c_row_ptr[rows[r]] + static_cast<std::int64_t>(atomicAdd(&fill[r], 1ull));
+    c_col[at] = k;
+    c_val[at] = table_vals[s];
+  }
+}
+
+// Segments of the rows to sort (mid then huge) and, after the sort, their ranges copied back.
+__global__ void row_segments_kernel(const std::int64_t* rows, std::int64_t n, const std::int64_t* c_row_ptr,
+                                    std::int64_t* begin, std::int64_t* end) {
+  for (std::int64_t r = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; r < n;
+       r += static_cast<std::int64_t>(gridDim.x) * blockDim.x)
+    begin[r] = c_row_ptr[rows[r]], end[r] = c_row_ptr[rows[r] + 1];
+}
+template <class T>
+__global__ void copy_segments_kernel(std::int64_t n, const std::int64_t* begin, const std::int64_t* end,
+                                     const std::int32_t* col_in, const T* val_in, std::int32_t* col_out, T* val_out) {
+  for (std::int64_t r = blockIdx.x; r < n; r += gridDim.x)
+    for (std::int64_t p = begin[r] + threadIdx.x; p < end[r]; p += blockDim.x) col_out[p] = col_in[p], val_out[p] = val_in[p];
 }
 
 template <class T>
@@ -227,65 +323,102 @@ struct CsrProduct {
   PoolBuffer<T> values;
 };
 
+// The rows of each bin, and the global tables and work items of the huge ones.
+template <class T>
+struct RowBins {
+  std::int64_t n[3] = {0, 0, 0};
+  PoolBuffer<std::int64_t> rows[3];
+  PoolBuffer<std::int64_t> table_offsets, part_offsets;  // huge rows: n[2] + 1 each
+  PoolBuffer<std::int32_t> table_keys;
+  PoolBuffer<T> table_vals;
+  std::int64_t table_slots = 0;
+};
+
+template <class T>
+void reset_tables(RowBins<T>& bins) {
+  if (bins.table_slots == 0) return;
+  SPKIT_CUDA_CHECK(cudaMemsetAsync(bins.table_keys.get(), 0xff, bins.table_slots * sizeof(std::int32_t)));  // -1
+  SPKIT_CUDA_CHECK(cudaMemsetAsync(bins.table_vals.get(), 0, bins.table_slots * sizeof(T)));
+}
+
+template <class T, bool kNumeric>
+void launch_bins(RowBins<T>& bins, const DeviceCsr<T>& a, const DeviceCsr<T>& b, const std::int64_t* products,
+                 std::int64_t* c_count, const std::int64_t* c_row_ptr, std::int32_t* c_col, T* c_val, int device) {
+  if (bins.n[0] > 0) {
+    short_rows_kernel<T, kNumeric><<<spgemm_grid(bins.n[0], 32, device, kShortWarps * 32), kShortWarps * 32>>>(
+        bins.rows[0].get(), bins.n[0], products, b.cols, a.view(), b.view(), c_count, c_row_ptr, c_col, c_val);
+    SPKIT_LAUNCH_CHECK("short_rows_kernel");
+  }
+  const int row_grid_cap = device_props(device).sm_count * 8;
+  if (bins.n[1] > 0) {
+    mid_rows_kernel<T, kNumeric><<<static_cast<int>(std::min<std::int64_t>(bins.n[1], row_grid_cap)), kRowThreads>>>(
+        bins.rows[1].get(), bins.n[1], products, b.cols, a.view(), b.view(), c_count, c_row_ptr, c_col, c_val);
+    SPKIT_LAUNCH_CHECK("mid_rows_kernel");
+  }
+  if (bins.n[2] > 0) {
+    reset_tables(bins);
+    huge_rows_kernel<T, kNumeric><<<row_grid_cap, kRowThreads>>>(bins.rows[2].get(), bins.n[2],
+                                                                 bins.part_offsets.get(), bins.table_offsets.get(),
+                                                                 bins.table_keys.get(), bins.table_vals.get(),
+                                                                 a.view(), b.view(), c_count);
+    SPKIT_LAUNCH_CHECK("huge_rows_kernel");
+    if constexpr (kNumeric) {
+      PoolBuffer<unsigned long long> fill(static_cast<std::size_t>(bins.n[2]), "huge row fill counters");
+      SPKIT_CUDA_CHECK(cudaMemsetAsync(fill.get(), 0, bins.n[2] * sizeof(unsigned long long)));
+      huge_rows_output_kernel<T><<<spgemm_grid(bins.table_slots, 1, device), kSpgemmThreads>>>(
+          bins.rows[2].get(), bins.n[2], bins.table_offsets.get(), bins.table_keys.get(), bins.table_vals.get(),
+          fill.get(), c_row_ptr, c_col, c_val);
+      SPKIT_LAUNCH_CHECK("huge_rows_output_kernel");
+    }
+  }
+}
+
 template <class T>
 CsrProduct<T> hash_product(const DeviceCsr<T>& a, const DeviceCsr<T>& b, StageTimer& timer, int device) {
   const std::int64_t rows = a.rows;
   // count
   PoolBuffer<std::int64_t> products(static_cast<std::size_t>(rows), "row products");
-  row_products_kernel<<<spgemm_grid(rows, 32, device), kSpgemmThreads>>>(
-      CsrView<float>{a.row_ptr.get(), a.col_idx.get(), nullptr}, b.row_ptr.get(), rows, products.get());
+  row_products_kernel<<<spgemm_grid(rows, 32, device), kSpgemmThreads>>>(a.row_ptr.get(), a.col_idx.get(),
+                                                                         b.row_ptr.get(), rows, products.get());
   SPKIT_LAUNCH_CHECK("row_products_kernel");
-  PoolBuffer<std::int64_t> short_rows(static_cast<std::size_t>(rows), "short rows"),
-      long_rows(static_cast<std::size_t>(rows), "long rows"), counts(2, "row bin sizes");
-  SPKIT_CUDA_CHECK(cudaMemsetAsync(counts.get(), 0, 2 * sizeof(std::int64_t)));
-  cub_run("select short rows", [&](void* tmp, std::size_t& bytes) {
-    return cub::DeviceSelect::If(tmp, bytes, thrust::counting_iterator<std::int64_t>(0), short_rows.get(), counts.get(),
-                                 rows, IsShort{products.get()});
-  });
-  cub_run("select long rows", [&](void* tmp, std::size_t& bytes) {
-    return cub::DeviceSelect::If(tmp, bytes, thrust::counting_iterator<std::int64_t>(0), long_rows.get(),
-                                 counts.get() + 1, rows, IsLong{products.get()});
-  });
-  const std::vector<std::int64_t> bins = counts.to_host(2);
-  const std::int64_t n_short = bins[0], n_long = bins[1];
-  PoolBuffer<std::int64_t> table_offsets(static_cast<std::size_t>(n_long) + 1, "global hash table offsets");
-  PoolBuffer<std::int32_t> global_keys;
-  PoolBuffer<T> global_vals;
-  if (n_long > 0) {
-    PoolBuffer<std::int64_t> sizes(static_cast<std::size_t>(n_long) + 1, "global hash table sizes");
-    global_table_sizes_kernel<<<spgemm_grid(n_long + 1, 1, device), kSpgemmThreads>>>(long_rows.get(), n_long,
-                                                                                     products.get(), b.cols, sizes.get());
-    SPKIT_LAUNCH_CHECK("global_table_sizes_kernel");
-    cub_run("scan of global table sizes", [&](void* tmp, std::size_t& bytes) {
-      return cub::DeviceScan::ExclusiveSum(tmp, bytes, sizes.get(), table_offsets.get(), n_long + 1);
+  RowBins<T> bins;
+  PoolBuffer<std::int64_t> counts(3, "row bin sizes");
+  SPKIT_CUDA_CHECK(cudaMemsetAsync(counts.get(), 0, 3 * sizeof(std::int64_t)));
+  for (int bin = 0; bin < 3; ++bin) {
+    bins.rows[bin] = PoolBuffer<std::int64_t>(static_cast<std::size_t>(rows), "rows of a bin");
+    cub_run("select the rows of a bin", [&](void* tmp, std::size_t& bytes) {
+      return cub::DeviceSelect::If(tmp, bytes, thrust::counting_iterator<std::int64_t>(0), bins.rows[bin].get(),
+                                   counts.get() + bin, rows, RowBin{products.get(), b.cols, bin});
     });
-    const std::int64_t slots = read_device_value(table_offsets.get() + n_long);
-    if (slots > 0) {
-      check_spgemm_fits(static_cast<std::uint64_t>(slots) * (4 + sizeof(T)),
-                        "cuda.csr.hash: global hash tables of " + std::to_string(slots) + " slots");
-      global_keys = PoolBuffer<std::int32_t>(static_cast<std::size_t>(slots), "global hash table keys");
-      global_vals = PoolBuffer<T>(static_cast<std::size_t>(slots), "global hash table values");
-    }
+  }
+  const std::vector<std::int64_t> n = counts.to_host(3);
+  for (int bin = 0; bin < 3; ++bin) bins.n[bin] = n[bin];
+  if (bins.n[2] > 0) {
+    const std::int64_t h = bins.n[2];
+    PoolBuffer<std::int64_t> sizes(static_cast<std::size_t>(h) + 1, "huge row table sizes"),
+        parts(static_cast<std::size_t>(h) + 1, "huge row parts");
+    bins.table_offsets = PoolBuffer<std::int64_t>(static_cast<std::size_t>(h) + 1, "huge row table offsets");
+    bins.part_offsets = PoolBuffer<std::int64_t>(static_cast<std::size_t>(h) + 1, "huge row part offsets");
+    huge_row_sizes_kernel<<<spgemm_grid(h + 1, 1, device), kSpgemmThreads>>>(
+        bins.rows[2].get(), h, products.get(), a.row_ptr.get(), b.cols, sizes.get(), parts.get());
+    SPKIT_LAUNCH_CHECK("huge_row_sizes_kernel");
+    cub_run("scan of table sizes", [&](void* tmp, std::size_t& bytes) {
+      return cub::DeviceScan::ExclusiveSum(tmp, bytes, sizes.get(), bins.table_offsets.get(), h + 1);
+    });
+    cub_run("scan of parts", [&](void* tmp, std::size_t& bytes) {
+      return cub::DeviceScan::ExclusiveSum(tmp, bytes, parts.get(), bins.part_offsets.get(), h + 1);
+    });
+    bins.table_slots = read_device_value(bins.table_offsets.get() + h);
+    check_spgemm_fits(static_cast<std::uint64_t>(bins.table_slots) * (4 + sizeof(T)),
+                      "cuda.csr.hash: global hash tables of " + std::to_string(bins.table_slots) + " slots");
+    bins.table_keys = PoolBuffer<std::int32_t>(static_cast<std::size_t>(bins.table_slots), "global hash keys");
+    bins.table_vals = PoolBuffer<T>(static_cast<std::size_t>(bins.table_slots), "global hash values");
   }
   timer.mark();
   // symbolic
   PoolBuffer<std::int64_t> row_nnz(static_cast<std::size_t>(rows) + 1, "row lengths of C");
-  SPKIT_CUDA_CHECK(cudaMemsetAsync(row_nnz.get() + rows, 0, sizeof(std::int64_t)));
-  const int short_grid = spgemm_grid(n_short, 32, device, kShortWarps * 32);
-  if (n_short > 0) {
-    short_rows_kernel<T, false><<<short_grid, kShortWarps * 32>>>(short_rows.get(), n_short, a.view(), b.view(),
-                                                                 row_nnz.get(), nullptr, nullptr, nullptr);
-    SPKIT_LAUNCH_CHECK("short_rows_kernel<symbolic>");
-  }
-  const int long_grid = static_cast<int>(std::min<std::int64_t>(std::max<std::int64_t>(n_long, 1),
-                                                                device_props(device).sm_count * 8));
-  if (n_long > 0) {
-    long_rows_kernel<T, false><<<long_grid, kLongThreads>>>(long_rows.get(), n_long, products.get(), b.cols,
-                                                            table_offsets.get(), global_keys.get(), global_vals.get(),
-                                                            a.view(), b.view(), row_nnz.get(), nullptr, nullptr,
-                                                            nullptr);
-    SPKIT_LAUNCH_CHECK("long_rows_kernel<symbolic>");
-  }
+  SPKIT_CUDA_CHECK(cudaMemsetAsync(row_nnz.get(), 0, (rows + 1) * sizeof(std::int64_t)));
+  launch_bins<T, false>(bins, a, b, products.get(), row_nnz.get(), nullptr, nullptr, nullptr, device);
   CsrProduct<T> c;
   c.row_ptr = PoolBuffer<std::int64_t>(static_cast<std::size_t>(rows) + 1, "C row_ptr");
   cub_run("scan of row lengths", [&](void* tmp, std::size_t& bytes) {
@@ -298,32 +431,30 @@ CsrProduct<T> hash_product(const DeviceCsr<T>& a, const DeviceCsr<T>& b, StageTi
                                                                                  std::to_string(c.nnz) + " non-zeros");
   c.col_idx = PoolBuffer<std::int32_t>(static_cast<std::size_t>(c.nnz), "C col_idx");
   c.values = PoolBuffer<T>(static_cast<std::size_t>(c.nnz), "C values");
-  if (n_short > 0) {
-    short_rows_kernel<T, true><<<short_grid, kShortWarps * 32>>>(short_rows.get(), n_short, a.view(), b.view(),
-                                                                nullptr, c.row_ptr.get(), c.col_idx.get(),
-                                                                c.values.get());
-    SPKIT_LAUNCH_CHECK("short_rows_kernel<numeric>");
-  }
-  if (n_long > 0) {
-    long_rows_kernel<T, true><<<long_grid, kLongThreads>>>(long_rows.get(), n_long, products.get(), b.cols,
-                                                           table_offsets.get(), global_keys.get(), global_vals.get(),
-                                                           a.view(), b.view(), nullptr, c.row_ptr.get(),
-                                                           c.col_idx.get(), c.values.get());
-    SPKIT_LAUNCH_CHECK("long_rows_kernel<numeric>");
-  }
+  launch_bins<T, true>(bins, a, b, products.get(), nullptr, c.row_ptr.get(), c.col_idx.get(), c.values.get(), device);
   timer.mark();
-  // sort columns within rows
-  if (c.nnz > 0) {
-    PoolBuffer<std::int32_t> col_alt(static_cast<std::size_t>(c.nnz), "sorted C col_idx");
-    PoolBuffer<T> val_alt(static_cast<std::size_t>(c.nnz), "sorted C values");
-    cub::DoubleBuffer<std::int32_t> keys(c.col_idx.get(), col_alt.get());
-    cub::DoubleBuffer<T> vals(c.values.get(), val_alt.get());
+  // sort the mid and huge rows (short rows left their warp sorted)
+  const std::int64_t unsorted_rows = bins.n[1] + bins.n[2];
+  if (c.nnz > 0 && unsorted_rows > 0) {
+    PoolBuffer<std::int64_t> begin(static_cast<std::size_t>(unsorted_rows), "segments to sort"),
+        end(static_cast<std::size_t>(unsorted_rows), "segments to sort");
+    for (int bin = 1; bin < 3; ++bin) {
+      if (bins.n[bin] == 0) continue;
+      const std::int64_t at = bin == 1 ? 0 : bins.n[1];
+      row_segments_kernel<<<spgemm_grid(bins.n[bin], 1, device), kSpgemmThreads>>>(
+          bins.rows[bin].get(), bins.n[bin], c.row_ptr.get(), begin.get() + at, end.get() + at);
+      SPKIT_LAUNCH_CHECK("row_segments_kernel");
+    }
+    PoolBuffer<std::int32_t> col_out(static_cast<std::size_t>(c.nnz), "sorted C col_idx");
+    PoolBuffer<T> val_out(static_cast<std::size_t>(c.nnz), "sorted C values");
     cub_run("segmented sort of C's columns", [&](void* tmp, std::size_t& bytes) {
-      return cub::DeviceSegmentedSort::SortPairs(tmp, bytes, keys, vals, c.nnz, rows, c.row_ptr.get(),
-                                                 c.row_ptr.get() + 1);
+      return cub::DeviceSegmentedSort::SortPairs(tmp, bytes, c.col_idx.get(), col_out.get(), c.values.get(),
+                                                 val_out.get(), c.nnz, unsorted_rows, begin.get(), end.get());
     });
-    if (keys.selector) std::swap(c.col_idx, col_alt);
-    if (vals.selector) std::swap(c.values, val_alt);
+    copy_segments_kernel<T><<<static_cast<int>(std::min<std::int64_t>(unsorted_rows, device_props(device).sm_count * 16)),
+                              kSpgemmThreads>>>(unsorted_rows, begin.get(), end.get(), col_out.get(), val_out.get(),
+                                                c.col_idx.get(), c.values.get());
+    SPKIT_LAUNCH_CHECK("copy_segments_kernel");
   }
   timer.mark();
   return c;
@@ -367,7 +498,7 @@ SpgemmResult<T> run_csr_hash(const Csr<T>& a, const Csr<T>& b, const SpgemmOptio
   r.c = std::move(hc);
   r.stages.push_back({"download", download_ms, false});
   r.stages.push_back({"to CSR", to_csr_ms, false});
-  r.detail = "hash accumulators: warp rows <= " + std::to_string(kShortProducts) + " products, block rows above";
+  r.detail = "hash accumulators: warp rows <= " + std::to_string(kShortProducts) + " products, block rows, split huge rows";
   c = CsrProduct<T>();
   trim_spgemm_pool(o.device);
   return r;
