@@ -8,7 +8,7 @@
 #   scripts/gpu-check.sh [run] [--perf] [--spgemm-perf] [--deps DEPS] [--out DIR]
 #                                         on the GPU machine, from the repository root
 #   GPU_CHECK_FILTER / GPU_CHECK_MEMCHECK_FILTER narrow the GPU tests / the memcheck subset;
-#   GPU_CHECK_RACECHECK=0 skips racecheck; --spgemm-perf times the GPU SpGEMM kernels (CudaSpgemmPerf).
+#   GPU_CHECK_RACECHECK_FILTER narrows racecheck, GPU_CHECK_RACECHECK=0 skips it; --spgemm-perf times the GPU SpGEMM kernels (CudaSpgemmPerf).
 #
 # Why "prepare": the GPU machine has cmake, ninja, g++ and nvcc but no CLI11, fmt, nlohmann-json,
 # GoogleTest or zlib headers, and cannot download. `prepare` gathers, from this machine's packages,
@@ -188,7 +188,7 @@ elif command -v compute-sanitizer >/dev/null; then
     compute-sanitizer --tool memcheck --error-exitcode 99 --print-limit 20
   step "compute-sanitizer racecheck"
   [[ ${GPU_CHECK_RACECHECK:-1} -eq 0 ]] && record "racecheck" SKIP "GPU_CHECK_RACECHECK=0" ||
-  run_gtest "racecheck (shared-memory kernels)" 'Registry/AllKernels.*cuda_csr_vector_shared*:Registry/AllKernels.*cuda_csr_adaptive:Registry/AllKernels.*cuda_hll_warp_row_shared' ${GPU_CHECK_RACECHECK_S:-150} \
+  run_gtest "racecheck (shared-memory kernels)" "${GPU_CHECK_RACECHECK_FILTER:-Registry/AllKernels.*cuda_csr_vector_shared*:Registry/AllKernels.*cuda_csr_adaptive:Registry/AllKernels.*cuda_hll_warp_row_shared:CudaSpgemmSanitize.*}" ${GPU_CHECK_RACECHECK_S:-150} \
     compute-sanitizer --tool racecheck --error-exitcode 99 --print-limit 20
 else
   record "compute-sanitizer" SKIP "not installed here"
