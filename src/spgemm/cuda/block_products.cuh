@@ -144,57 +144,30 @@ __device__ __forceinline__ void mma_f64_8x8x4(double& c0, double& c1, double a, 
 }
 
 // ------------------------------------------------------------------------------------------------
-// Task s of output block X, or "no block" past its end (then its quadrant multiplies zeros).
-template <class T>
-__device__ __forceinline__ void task_blocks(const MultiplyArgs<T>& args, std::int64_t begin, std::int64_t end,
-                                            std::int64_t s, BlockRef<T>& ab, BlockRef<T>& bb) {
-  if (begin + s < end) {
-    const std::uint64_t task = args.tasks[begin + s];
-    ab = a_block(args, task), bb = b_block(args, task);
-  } else {
-    ab = BlockRef<T>{}, bb = BlockRef<T>{};
-  }
-}
-
-// The single-block policies load kTasks tasks at once: each task is a chain of dependent loads (task,
-// then bitmaps and offsets, then values) that mostly hits L2, so T6 is bound by latency; four
-// independent chains in flight per warp hide it better than one (padded tasks past the end read as zero).
-constexpr int kTasksInFlight = 4;
-
 struct CudaCores {
   static constexpr int kBlocksPerWarp = 1;
   template <class T>
   struct Shared {
-    T a[kTasksInFlight][64], b[kTasksInFlight][64];
+    T a[64], b[64];
   };
   template <class T>
   __device__ static void run(const MultiplyArgs<T>& args, std::int64_t b, int lane, Shared<T>& sh) {
     const int r = lane >> 3, c = lane & 7;
     T acc0 = 0, acc1 = 0;  // elements (r, c) and (r + 4, c)
-    const std::int64_t end = args.task_start[b + 1];
-    for (std::int64_t s = args.task_start[b]; s < end; s += kTasksInFlight) {
-      T a0[kTasksInFlight], a1[kTasksInFlight], b0[kTasksInFlight], b1[kTasksInFlight];
-#pragma unroll
-      for (int k = 0; k < kTasksInFlight; ++k) {
-        BlockRef<T> ab, bb;
-        task_blocks(args, s, end, k, ab, bb);
-        a0[k] = elem(ab, r, c), a1[k] = elem(ab, r + 4, c);
-        b0[k] = elem(bb, r, c), b1[k] = elem(bb, r + 4, c);
-      }
-#pragma unroll
-      for (int k = 0; k < kTasksInFlight; ++k) {
-        sh.a[k][lane] = a0[k], sh.a[k][lane + 32] = a1[k];
-        sh.b[k][lane] = b0[k], sh.b[k][lane + 32] = b1[k];
-      }
+    for (std::int64_t t = args.task_start[b]; t < args.task_start[b + 1]; ++t) {
+      const std::uint64_t task = args.tasks[t];
+      const BlockRef<T> ab = a_block(args, task), bb = b_block(args, task);
+      sh.a[lane] = elem(ab, r, c);
+      sh.a[lane + 32] = elem(ab, r + 4, c);
+      sh.b[lane] = elem(bb, r, c);
+      sh.b[lane + 32] = elem(bb, r + 4, c);
       __syncwarp();
 #pragma unroll
-      for (int k = 0; k < kTasksInFlight; ++k)
-#pragma unroll
-        for (int kk = 0; kk < 8; ++kk) {
-          const T bk = sh.b[k][8 * kk + c];
-          acc0 += sh.a[k][8 * r + kk] * bk;
-          acc1 += sh.a[k][8 * (r + 4) + kk] * bk;
-        }
+      for (int k = 0; k < 8; ++k) {
+        const T bk = sh.b[8 * k + c];
+        acc0 += sh.a[8 * r + k] * bk;
+        acc1 += sh.a[8 * (r + 4) + k] * bk;
+      }
       __syncwarp();
     }
     store_halves(args, b, acc0, acc1, lane);
@@ -240,6 +213,18 @@ struct TcFp16Naive {
     store_halves(args, b, lo, hi, lane);
   }
 };
+
+// Task s of output block X, or "no block" past its end (then its quadrant multiplies zeros).
+template <class T>
+__device__ __forceinline__ void task_blocks(const MultiplyArgs<T>& args, std::int64_t begin, std::int64_t end,
+                                            std::int64_t s, BlockRef<T>& ab, BlockRef<T>& bb) {
+  if (begin + s < end) {
+    const std::uint64_t task = args.tasks[begin + s];
+    ab = a_block(args, task), bb = b_block(args, task);
+  } else {
+    ab = BlockRef<T>{}, bb = BlockRef<T>{};
+  }
+}
 
 template <class T>
 __device__ __forceinline__ float elemf(const BlockRef<T>& blk, int r, int c) {
@@ -318,24 +303,13 @@ struct TcTf32 {
   __device__ static void run(const MultiplyArgs<T>& args, std::int64_t b, int lane, Shared<T>&) {
     const int g = lane >> 2, t = lane & 3;
     float acc[4] = {0, 0, 0, 0};
-    const std::int64_t end = args.task_start[b + 1];
-    for (std::int64_t s = args.task_start[b]; s < end; s += kTasksInFlight) {
-      std::uint32_t a0[kTasksInFlight], a2[kTasksInFlight], b0[kTasksInFlight], b1[kTasksInFlight];
-#pragma unroll
-      for (int k = 0; k < kTasksInFlight; ++k) {
-        BlockRef<T> ab, bb;
-        task_blocks(args, s, end, k, ab, bb);
-        a0[k] = to_tf32(static_cast<float>(elem(ab, g, t)));
-        a2[k] = to_tf32(static_cast<float>(elem(ab, g, t + 4)));
-        b0[k] = to_tf32(static_cast<float>(elem(bb, t, g)));
-        b1[k] = to_tf32(static_cast<float>(elem(bb, t + 4, g)));
-      }
-#pragma unroll
-      for (int k = 0; k < kTasksInFlight; ++k) {
-        // A 16x8: rows 0-7 the A block, rows 8-15 zero; B 8x8.
-        const std::uint32_t a[4] = {a0[k], 0u, a2[k], 0u};
-        mma_tf32_16x8x8(acc, a, b0[k], b1[k]);
-      }
+    for (std::int64_t s = args.task_start[b]; s < args.task_start[b + 1]; ++s) {
+      const std::uint64_t task = args.tasks[s];
+      const BlockRef<T> ab = a_block(args, task), bb = b_block(args, task);
+      // A 16x8: rows 0-7 the A block, rows 8-15 zero; B 8x8.
+      const std::uint32_t a[4] = {to_tf32(static_cast<float>(elem(ab, g, t))), 0u,
+                                  to_tf32(static_cast<float>(elem(ab, g, t + 4))), 0u};
+      mma_tf32_16x8x8(acc, a, to_tf32(static_cast<float>(elem(bb, t, g))), to_tf32(static_cast<float>(elem(bb, t + 4, g))));
     }
     store_pairs(args, b, acc[0], acc[1], lane);
   }
@@ -349,22 +323,12 @@ struct TcFp64 {
   __device__ static void run(const MultiplyArgs<T>& args, std::int64_t b, int lane, Shared<T>&) {
     const int g = lane >> 2, t = lane & 3;
     double c0 = 0, c1 = 0;
-    const std::int64_t end = args.task_start[b + 1];
-    for (std::int64_t s = args.task_start[b]; s < end; s += kTasksInFlight) {
-      double a0[kTasksInFlight], a1[kTasksInFlight], b0[kTasksInFlight], b1[kTasksInFlight];
-#pragma unroll
-      for (int k = 0; k < kTasksInFlight; ++k) {
-        BlockRef<T> ab, bb;
-        task_blocks(args, s, end, k, ab, bb);
-        a0[k] = static_cast<double>(elem(ab, g, t)), a1[k] = static_cast<double>(elem(ab, g, t + 4));
-        b0[k] = static_cast<double>(elem(bb, t, g)), b1[k] = static_cast<double>(elem(bb, t + 4, g));
-      }
-#pragma unroll
-      for (int k = 0; k < kTasksInFlight; ++k) {
-        // k = 0..3, then k = 4..7: A 8x4 holds (g, t), B 4x8 holds (t, g).
-        mma_f64_8x8x4(c0, c1, a0[k], b0[k]);
-        mma_f64_8x8x4(c0, c1, a1[k], b1[k]);
-      }
+    for (std::int64_t s = args.task_start[b]; s < args.task_start[b + 1]; ++s) {
+      const std::uint64_t task = args.tasks[s];
+      const BlockRef<T> ab = a_block(args, task), bb = b_block(args, task);
+      // k = 0..3, then k = 4..7: A 8x4 holds (g, t), B 4x8 holds (t, g).
+      mma_f64_8x8x4(c0, c1, static_cast<double>(elem(ab, g, t)), static_cast<double>(elem(bb, t, g)));
+      mma_f64_8x8x4(c0, c1, static_cast<double>(elem(ab, g, t + 4)), static_cast<double>(elem(bb, t + 4, g)));
     }
     store_pairs(args, b, c0, c1, lane);
   }

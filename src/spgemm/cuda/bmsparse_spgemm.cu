@@ -241,9 +241,10 @@ struct TaskList {
   bool radix = false;
   PoolBuffer<std::int64_t> pos;  // a.blocks + 1: start of each A block's tasks
   PoolBuffer<std::uint64_t> tasks, tasks_alt;
-  PoolBuffer<std::uint64_t> keys64, keys64_alt;  // radix: i * b_bcols + k
-  PoolBuffer<std::uint32_t> keys32, keys32_alt;  // segmented: k
+  PoolBuffer<std::uint64_t> keys64, keys64_alt;  // radix with more than 32 key bits: i * b_bcols + k
+  PoolBuffer<std::uint32_t> keys32, keys32_alt;  // segmented: k; radix with at most 32 key bits: i * b_bcols + k
   std::uint64_t key_bits = 0;
+  bool wide_keys() const { return radix && key_bits > 32; }
 };
 
 template <class T>
@@ -260,13 +261,13 @@ TaskList t3_task_list(const DeviceBlocks<T>& a, const DeviceBlocks<T>& b, PoolBu
   tl.radix = tl.n < threshold;
   const std::uint64_t b_bcols = static_cast<std::uint64_t>((b.cols + 7) / 8);
   tl.key_bits = std::max<std::uint64_t>(1, bit_width(static_cast<std::uint64_t>(a.brows) * b_bcols - 1));
-  const std::uint64_t per_task = 2 * 8 + (tl.radix ? 2 * 8 : 2 * 4) + 8;  // tasks x2, keys x2, T5 task starts
+  const std::uint64_t per_task = 2 * 8 + (tl.wide_keys() ? 2 * 8 : 2 * 4) + 8;  // tasks x2, keys x2, T5 task starts
   check_spgemm_fits(static_cast<std::uint64_t>(tl.n) * per_task,
                     "bmSparse SpGEMM task list of " + std::to_string(tl.n) + " tasks");
   tl.tasks = PoolBuffer<std::uint64_t>(static_cast<std::size_t>(tl.n), "T3 task list");
   tl.tasks_alt = PoolBuffer<std::uint64_t>(static_cast<std::size_t>(tl.n), "T4 sorted task list");
   const int grid = grid_for(a.blocks, 32, device);
-  if (tl.radix) {
+  if (tl.wide_keys()) {
     tl.keys64 = PoolBuffer<std::uint64_t>(static_cast<std::size_t>(tl.n), "T3 sort keys");
     tl.keys64_alt = PoolBuffer<std::uint64_t>(static_cast<std::size_t>(tl.n), "T4 sort keys");
     scatter_tasks_kernel<<<grid, kThreads>>>(a.keys.get(), a.blocks, tl.pos.get(), b.block_row_ptr.get(),
@@ -275,7 +276,7 @@ TaskList t3_task_list(const DeviceBlocks<T>& a, const DeviceBlocks<T>& b, PoolBu
     tl.keys32 = PoolBuffer<std::uint32_t>(static_cast<std::size_t>(tl.n), "T3 sort keys");
     tl.keys32_alt = PoolBuffer<std::uint32_t>(static_cast<std::size_t>(tl.n), "T4 sort keys");
     scatter_tasks_kernel<<<grid, kThreads>>>(a.keys.get(), a.blocks, tl.pos.get(), b.block_row_ptr.get(),
-                                             b.keys.get(), b_bcols, false, tl.tasks.get(), tl.keys32.get());
+                                             b.keys.get(), b_bcols, tl.radix, tl.tasks.get(), tl.keys32.get());
   }
   SPKIT_LAUNCH_CHECK("scatter_tasks_kernel");
   return tl;
@@ -285,8 +286,13 @@ template <class T>
 void t4_sort(TaskList& tl, const DeviceBlocks<T>& a, int device) {
   if (tl.n == 0) return;
   cub::DoubleBuffer<std::uint64_t> values(tl.tasks.get(), tl.tasks_alt.get());
-  if (tl.radix) {
+  if (tl.wide_keys()) {
     cub::DoubleBuffer<std::uint64_t> keys(tl.keys64.get(), tl.keys64_alt.get());
+    cub_run("T4 radix sort", [&](void* tmp, std::size_t& bytes) {
+      return cub::DeviceRadixSort::SortPairs(tmp, bytes, keys, values, tl.n, 0, static_cast<int>(tl.key_bits));
+    });
+  } else if (tl.radix) {  // (i, k) fits 32 bits: a third less to move per pass
+    cub::DoubleBuffer<std::uint32_t> keys(tl.keys32.get(), tl.keys32_alt.get());
     cub_run("T4 radix sort", [&](void* tmp, std::size_t& bytes) {
       return cub::DeviceRadixSort::SortPairs(tmp, bytes, keys, values, tl.n, 0, static_cast<int>(tl.key_bits));
     });

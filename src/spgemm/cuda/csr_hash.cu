@@ -1,15 +1,16 @@
 // cuda.csr.hash: row-wise Gustavson SpGEMM on CSR with hash accumulators, for matrices poor in 8x8
 // blocks (road, power-law, random) where the bmSparse pipeline pays for mostly empty blocks.
 //
-//   count      products per row of C (sum of B's row lengths over the row of A), rows put in three bins:
+//   count      products per row of C (sum of B's row lengths over the row of A), rows put in four bins:
+//              tiny (<= 16 products): one thread, a sorted list in shared memory (insertion), no hashing;
 //              short (<= 256 products): one warp, a table of 32-512 slots in shared memory;
 //              mid (table of at most 2048 slots): one thread block, table in shared memory;
 //              huge: a table of its own in global memory, the row split over several thread blocks
 //              (one block per row left a single long row of a power-law matrix running alone).
 //              Tables hold twice min(products, columns of B) slots, rounded up to a power of two.
 //   symbolic   distinct columns per row (insertions by atomicCAS); scan to C's row pointers
-//   numeric    the same walk accumulating values (atomicAdd); short rows leave the warp sorted (rank of
-//              each column among the row's), mid and huge rows unsorted
+//   numeric    the same walk accumulating values (atomicAdd); tiny rows are sorted by construction, short
+//              rows leave the warp sorted (rank of each column among the row's), mid and huge rows unsorted
 //   sort       cub segmented sort of the mid and huge rows only
 // Like cusparseSpGEMM it keeps entries that cancel to zero on the device; they are dropped on the host.
 #include <cub/cub.cuh>
@@ -23,6 +24,8 @@
 namespace spkit::cuda {
 namespace {
 
+constexpr int kTinyProducts = 16;    // one thread per row: road-like rows (~9 products) cost a warp each otherwise
+constexpr int kTinyThreads = 128;    // shared: 16 x 128 x (4 + 8) B
 constexpr int kShortProducts = 256;  // warp rows: at most this many products, so a 512-slot table is half full at most
 constexpr int kWarpSlots = 512;
 constexpr int kShortWarps = 4;       // warps per block of the short-row kernel (shared: 4 x 512 x (4 + 8) B)
@@ -85,14 +88,15 @@ __global__ void row_products_kernel(const std::int64_t* a_row_ptr, const std::in
   }
 }
 
-// Which bin row i falls in: 0 short, 1 mid, 2 huge.
+// Which bin row i falls in: 0 tiny, 1 short, 2 mid, 3 huge.
+constexpr int kBins = 4;
 struct RowBin {
   const std::int64_t* products;
   std::int64_t b_cols;
   int bin;
   __device__ bool operator()(std::int64_t i) const {
     const std::int64_t p = products[i];
-    const int b = p <= kShortProducts ? 0 : table_size_for(p, b_cols) <= kBlockSlots ? 1 : 2;
+    const int b = p <= kTinyProducts ? 0 : p <= kShortProducts ? 1 : table_size_for(p, b_cols) <= kBlockSlots ? 2 : 3;
     return b == bin;
   }
 };
@@ -123,6 +127,48 @@ __device__ __forceinline__ std::int64_t find_segment(const std::int64_t* offsets
     if (offsets[mid] <= x) lo = mid; else hi = mid - 1;
   }
   return lo;
+}
+
+// One thread per tiny row: the row's columns kept sorted by insertion in the thread's own column of a
+// shared array (at most kTinyProducts entries), values summed in order; written sorted.
+template <class T, bool kNumeric>
+__global__ void __launch_bounds__(kTinyThreads)
+    tiny_rows_kernel(const std::int64_t* rows, std::int64_t n, CsrView<T> a, CsrView<T> b, std::int64_t* c_count,
+                     const std::int64_t* c_row_ptr, std::int32_t* c_col, T* c_val) {
+  __shared__ std::int32_t scols[kTinyProducts][kTinyThreads];
+  __shared__ T svals[kNumeric ? kTinyProducts : 1][kTinyThreads];
+  const int t = threadIdx.x;
+  for (std::int64_t r = blockIdx.x * static_cast<std::int64_t>(kTinyThreads) + t; r < n;
+       r += static_cast<std::int64_t>(gridDim.x) * kTinyThreads) {
+    const std::int64_t i = rows[r];
+    int len = 0;
+    for (std::int64_t p = a.row_ptr[i]; p < a.row_ptr[i + 1]; ++p) {
+      const std::int32_t j = a.col_idx[p];
+      const T av = a.values[p];
+      for (std::int64_t q = b.row_ptr[j]; q < b.row_ptr[j + 1]; ++q) {
+        const std::int32_t col = b.col_idx[q];
+        int pos = len;
+        while (pos > 0 && scols[pos - 1][t] > col) --pos;
+        if (pos > 0 && scols[pos - 1][t] == col) {
+          if constexpr (kNumeric) svals[pos - 1][t] += av * b.values[q];
+        } else {
+          for (int m = len; m > pos; --m) {
+            scols[m][t] = scols[m - 1][t];
+            if constexpr (kNumeric) svals[m][t] = svals[m - 1][t];
+          }
+          scols[pos][t] = col;
+          if constexpr (kNumeric) svals[pos][t] = av * b.values[q];
+          ++len;
+        }
+      }
+    }
+    if constexpr (!kNumeric) {
+      c_count[i] = len;
+    } else {
+      const std::int64_t out = c_row_ptr[i];
+      for (int m = 0; m < len; ++m) c_col[out + m] = scols[m][t], c_val[out + m] = svals[m][t];
+    }
+  }
 }
 
 // One warp per short row. Numeric mode leaves the row sorted: the table is compacted in place, then
@@ -326,9 +372,9 @@ struct CsrProduct {
 // The rows of each bin, and the global tables and work items of the huge ones.
 template <class T>
 struct RowBins {
-  std::int64_t n[3] = {0, 0, 0};
-  PoolBuffer<std::int64_t> rows[3];
-  PoolBuffer<std::int64_t> table_offsets, part_offsets;  // huge rows: n[2] + 1 each
+  std::int64_t n[kBins] = {0, 0, 0, 0};
+  PoolBuffer<std::int64_t> rows[kBins];
+  PoolBuffer<std::int64_t> table_offsets, part_offsets;  // huge rows: n[3] + 1 each
   PoolBuffer<std::int32_t> table_keys;
   PoolBuffer<T> table_vals;
   std::int64_t table_slots = 0;
@@ -345,28 +391,33 @@ template <class T, bool kNumeric>
 void launch_bins(RowBins<T>& bins, const DeviceCsr<T>& a, const DeviceCsr<T>& b, const std::int64_t* products,
                  std::int64_t* c_count, const std::int64_t* c_row_ptr, std::int32_t* c_col, T* c_val, int device) {
   if (bins.n[0] > 0) {
-    short_rows_kernel<T, kNumeric><<<spgemm_grid(bins.n[0], 32, device, kShortWarps * 32), kShortWarps * 32>>>(
-        bins.rows[0].get(), bins.n[0], products, b.cols, a.view(), b.view(), c_count, c_row_ptr, c_col, c_val);
+    tiny_rows_kernel<T, kNumeric><<<spgemm_grid(bins.n[0], 1, device, kTinyThreads), kTinyThreads>>>(
+        bins.rows[0].get(), bins.n[0], a.view(), b.view(), c_count, c_row_ptr, c_col, c_val);
+    SPKIT_LAUNCH_CHECK("tiny_rows_kernel");
+  }
+  if (bins.n[1] > 0) {
+    short_rows_kernel<T, kNumeric><<<spgemm_grid(bins.n[1], 32, device, kShortWarps * 32), kShortWarps * 32>>>(
+        bins.rows[1].get(), bins.n[1], products, b.cols, a.view(), b.view(), c_count, c_row_ptr, c_col, c_val);
     SPKIT_LAUNCH_CHECK("short_rows_kernel");
   }
   const int row_grid_cap = device_props(device).sm_count * 8;
-  if (bins.n[1] > 0) {
-    mid_rows_kernel<T, kNumeric><<<static_cast<int>(std::min<std::int64_t>(bins.n[1], row_grid_cap)), kRowThreads>>>(
-        bins.rows[1].get(), bins.n[1], products, b.cols, a.view(), b.view(), c_count, c_row_ptr, c_col, c_val);
+  if (bins.n[2] > 0) {
+    mid_rows_kernel<T, kNumeric><<<static_cast<int>(std::min<std::int64_t>(bins.n[2], row_grid_cap)), kRowThreads>>>(
+        bins.rows[2].get(), bins.n[2], products, b.cols, a.view(), b.view(), c_count, c_row_ptr, c_col, c_val);
     SPKIT_LAUNCH_CHECK("mid_rows_kernel");
   }
-  if (bins.n[2] > 0) {
+  if (bins.n[3] > 0) {
     reset_tables(bins);
-    huge_rows_kernel<T, kNumeric><<<row_grid_cap, kRowThreads>>>(bins.rows[2].get(), bins.n[2],
+    huge_rows_kernel<T, kNumeric><<<row_grid_cap, kRowThreads>>>(bins.rows[3].get(), bins.n[3],
                                                                  bins.part_offsets.get(), bins.table_offsets.get(),
                                                                  bins.table_keys.get(), bins.table_vals.get(),
                                                                  a.view(), b.view(), c_count);
     SPKIT_LAUNCH_CHECK("huge_rows_kernel");
     if constexpr (kNumeric) {
-      PoolBuffer<unsigned long long> fill(static_cast<std::size_t>(bins.n[2]), "huge row fill counters");
-      SPKIT_CUDA_CHECK(cudaMemsetAsync(fill.get(), 0, bins.n[2] * sizeof(unsigned long long)));
+      PoolBuffer<unsigned long long> fill(static_cast<std::size_t>(bins.n[3]), "huge row fill counters");
+      SPKIT_CUDA_CHECK(cudaMemsetAsync(fill.get(), 0, bins.n[3] * sizeof(unsigned long long)));
       huge_rows_output_kernel<T><<<spgemm_grid(bins.table_slots, 1, device), kSpgemmThreads>>>(
-          bins.rows[2].get(), bins.n[2], bins.table_offsets.get(), bins.table_keys.get(), bins.table_vals.get(),
+          bins.rows[3].get(), bins.n[3], bins.table_offsets.get(), bins.table_keys.get(), bins.table_vals.get(),
           fill.get(), c_row_ptr, c_col, c_val);
       SPKIT_LAUNCH_CHECK("huge_rows_output_kernel");
     }
@@ -382,25 +433,25 @@ CsrProduct<T> hash_product(const DeviceCsr<T>& a, const DeviceCsr<T>& b, StageTi
                                                                          b.row_ptr.get(), rows, products.get());
   SPKIT_LAUNCH_CHECK("row_products_kernel");
   RowBins<T> bins;
-  PoolBuffer<std::int64_t> counts(3, "row bin sizes");
-  SPKIT_CUDA_CHECK(cudaMemsetAsync(counts.get(), 0, 3 * sizeof(std::int64_t)));
-  for (int bin = 0; bin < 3; ++bin) {
+  PoolBuffer<std::int64_t> counts(kBins, "row bin sizes");
+  SPKIT_CUDA_CHECK(cudaMemsetAsync(counts.get(), 0, kBins * sizeof(std::int64_t)));
+  for (int bin = 0; bin < kBins; ++bin) {
     bins.rows[bin] = PoolBuffer<std::int64_t>(static_cast<std::size_t>(rows), "rows of a bin");
     cub_run("select the rows of a bin", [&](void* tmp, std::size_t& bytes) {
       return cub::DeviceSelect::If(tmp, bytes, thrust::counting_iterator<std::int64_t>(0), bins.rows[bin].get(),
                                    counts.get() + bin, rows, RowBin{products.get(), b.cols, bin});
     });
   }
-  const std::vector<std::int64_t> n = counts.to_host(3);
-  for (int bin = 0; bin < 3; ++bin) bins.n[bin] = n[bin];
-  if (bins.n[2] > 0) {
-    const std::int64_t h = bins.n[2];
+  const std::vector<std::int64_t> n = counts.to_host(kBins);
+  for (int bin = 0; bin < kBins; ++bin) bins.n[bin] = n[bin];
+  if (bins.n[3] > 0) {
+    const std::int64_t h = bins.n[3];
     PoolBuffer<std::int64_t> sizes(static_cast<std::size_t>(h) + 1, "huge row table sizes"),
         parts(static_cast<std::size_t>(h) + 1, "huge row parts");
     bins.table_offsets = PoolBuffer<std::int64_t>(static_cast<std::size_t>(h) + 1, "huge row table offsets");
     bins.part_offsets = PoolBuffer<std::int64_t>(static_cast<std::size_t>(h) + 1, "huge row part offsets");
     huge_row_sizes_kernel<<<spgemm_grid(h + 1, 1, device), kSpgemmThreads>>>(
-        bins.rows[2].get(), h, products.get(), a.row_ptr.get(), b.cols, sizes.get(), parts.get());
+        bins.rows[3].get(), h, products.get(), a.row_ptr.get(), b.cols, sizes.get(), parts.get());
     SPKIT_LAUNCH_CHECK("huge_row_sizes_kernel");
     cub_run("scan of table sizes", [&](void* tmp, std::size_t& bytes) {
       return cub::DeviceScan::ExclusiveSum(tmp, bytes, sizes.get(), bins.table_offsets.get(), h + 1);
@@ -433,14 +484,14 @@ CsrProduct<T> hash_product(const DeviceCsr<T>& a, const DeviceCsr<T>& b, StageTi
   c.values = PoolBuffer<T>(static_cast<std::size_t>(c.nnz), "C values");
   launch_bins<T, true>(bins, a, b, products.get(), nullptr, c.row_ptr.get(), c.col_idx.get(), c.values.get(), device);
   timer.mark();
-  // sort the mid and huge rows (short rows left their warp sorted)
-  const std::int64_t unsorted_rows = bins.n[1] + bins.n[2];
+  // sort the mid and huge rows (tiny and short rows are written sorted)
+  const std::int64_t unsorted_rows = bins.n[2] + bins.n[3];
   if (c.nnz > 0 && unsorted_rows > 0) {
     PoolBuffer<std::int64_t> begin(static_cast<std::size_t>(unsorted_rows), "segments to sort"),
         end(static_cast<std::size_t>(unsorted_rows), "segments to sort");
-    for (int bin = 1; bin < 3; ++bin) {
+    for (int bin = 2; bin < kBins; ++bin) {
       if (bins.n[bin] == 0) continue;
-      const std::int64_t at = bin == 1 ? 0 : bins.n[1];
+      const std::int64_t at = bin == 2 ? 0 : bins.n[2];
       row_segments_kernel<<<spgemm_grid(bins.n[bin], 1, device), kSpgemmThreads>>>(
           bins.rows[bin].get(), bins.n[bin], c.row_ptr.get(), begin.get() + at, end.get() + at);
       SPKIT_LAUNCH_CHECK("row_segments_kernel");
@@ -498,7 +549,8 @@ SpgemmResult<T> run_csr_hash(const Csr<T>& a, const Csr<T>& b, const SpgemmOptio
   r.c = std::move(hc);
   r.stages.push_back({"download", download_ms, false});
   r.stages.push_back({"to CSR", to_csr_ms, false});
-  r.detail = "hash accumulators: warp rows <= " + std::to_string(kShortProducts) + " products, block rows, split huge rows";
+  r.detail = "thread rows <= " + std::to_string(kTinyProducts) + " products, hashed warp rows <= " +
+             std::to_string(kShortProducts) + ", block rows, split huge rows";
   c = CsrProduct<T>();
   trim_spgemm_pool(o.device);
   return r;

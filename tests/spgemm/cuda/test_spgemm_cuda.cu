@@ -80,6 +80,13 @@ std::vector<Case> cases() {
     const Csr<double> a = away_from_zero(random_rows(45, 45, len, 99));
     out.push_back({"empty_block_rows_45_squared", a, a, true});
   }
+  {  // (block row, block column) of C needs more than 32 bits: the radix path sorts 64-bit keys.
+    std::vector<std::vector<std::int32_t>> ra(1'000'001), rb(8);
+    ra[0] = {0, 3, 7}, ra[500'000] = {1, 2}, ra[1'000'000] = {0, 5, 6};
+    for (std::int32_t r = 0; r < 8; ++r) rb[r] = {r, 300'000 + r, 600'000};
+    out.push_back({"wide_keys_1Mx8_times_8x600k", away_from_zero(random_csr(1'000'001, 8, 31, ra)),
+                   away_from_zero(random_csr(8, 600'001, 32, rb)), false});
+  }
   for (const auto& m : family_matrices()) {
     const Csr<double> a = away_from_zero(m.a);
     out.push_back({m.name + "_squared", a, a, true});
