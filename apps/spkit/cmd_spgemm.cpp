@@ -46,7 +46,7 @@ std::string stages_text(const SpgemmRow& r) {
 }
 
 void print_table(const std::vector<SpgemmRow>& rows) {
-  std::printf("%-26s %-6s %3s %10s %11s %10s %10s %8s %7s %7s %9s %-7s %s\n", "kernel", "prec", "thr", "total_ms",
+  std::printf("%-28s %-6s %3s %10s %11s %10s %10s %8s %7s %7s %9s %-7s %s\n", "kernel", "prec", "thr", "total_ms",
               "C nnz", "C blocks", "tasks", "GFLOPS", "vs_cusp", "vs_mkl", "rel_err", "status",
               "stages (ms; * = not in total) / note");
   auto ratio = [](double v) {
@@ -56,7 +56,7 @@ void print_table(const std::vector<SpgemmRow>& rows) {
   };
   for (const auto& r : rows) {
     if (r.status == "skipped") {
-      std::printf("%-26s %-6s %3d %10s %11s %10s %10s %8s %7s %7s %9s %-7s %s\n", r.kernel.c_str(),
+      std::printf("%-28s %-6s %3d %10s %11s %10s %10s %8s %7s %7s %9s %-7s %s\n", r.kernel.c_str(),
                   r.precision.c_str(), r.threads, "-", "-", "-", "-", "-", "-", "-", "-", "skipped", r.note.c_str());
       continue;
     }
@@ -64,7 +64,7 @@ void print_table(const std::vector<SpgemmRow>& rows) {
     const std::string tasks = r.tasks >= 0 ? std::to_string(r.tasks) : "-";
     std::string tail = stages_text(r);
     if (!r.note.empty()) tail += " | " + r.note;
-    std::printf("%-26s %-6s %3d %10.4g %11lld %10s %10s %8.3f %7s %7s %9.2e %-7s %s\n", r.kernel.c_str(),
+    std::printf("%-28s %-6s %3d %10.4g %11lld %10s %10s %8.3f %7s %7s %9.2e %-7s %s\n", r.kernel.c_str(),
                 r.precision.c_str(), r.threads, r.total_ms, static_cast<long long>(r.out_nnz), blocks.c_str(),
                 tasks.c_str(), r.gflops, ratio(r.vs_cusparse).c_str(), ratio(r.vs_mkl).c_str(), r.rel_error,
                 r.status.c_str(), tail.c_str());

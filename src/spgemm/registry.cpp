@@ -9,6 +9,9 @@ namespace spkit {
 // Registration functions (one per file) are declared and called here.
 void register_cpu_csr_spgemm(SpgemmRegistry&);
 void register_cpu_bmsparse_spgemm(SpgemmRegistry&);
+#ifdef SPKIT_HAVE_CUDA
+void register_cuda_spgemm_kernels(SpgemmRegistry& reg);  // src/spgemm/cuda/spgemm_cuda_common.cu
+#endif
 #ifdef SPKIT_HAVE_MKL
 void register_ref_mkl_spgemm(SpgemmRegistry&);
 #endif
@@ -36,6 +39,9 @@ const SpgemmRegistry& spgemm_registry() {
     SpgemmRegistry reg;
     register_cpu_csr_spgemm(reg);
     register_cpu_bmsparse_spgemm(reg);
+#ifdef SPKIT_HAVE_CUDA
+    register_cuda_spgemm_kernels(reg);
+#endif
 #ifdef SPKIT_HAVE_MKL
     register_ref_mkl_spgemm(reg);
 #endif
