@@ -23,6 +23,16 @@ void download(void* dst, const void* src, std::size_t bytes) {
 }
 void select_device(int device) { cuda::set_device(device); }
 
+double peak_memory_gbs(int device) {
+  int clock_khz = 0, bus_bits = 0;
+  if (cudaDeviceGetAttribute(&clock_khz, cudaDevAttrMemoryClockRate, device) != cudaSuccess ||
+      cudaDeviceGetAttribute(&bus_bits, cudaDevAttrGlobalMemoryBusWidth, device) != cudaSuccess) {
+    cudaGetLastError();
+    return 0;
+  }
+  return 2.0 * clock_khz * 1e3 * (bus_bits / 8.0) / 1e9;
+}
+
 namespace {
 template <class T, bool kReadY>
 __global__ void axpby_kernel(std::int64_t n, T alpha, const T* t, T beta, T* y) {

@@ -17,6 +17,9 @@ void release(void* p) noexcept;
 void upload(void* dst, const void* src, std::size_t bytes);
 void download(void* dst, const void* src, std::size_t bytes);
 void select_device(int device);
+// Theoretical memory bandwidth of `device` from its memory clock and bus width (GB/s, 2 transfers per
+// clock); 0 when the device cannot be queried.
+double peak_memory_gbs(int device);
 
 // y = alpha * t + beta * y over n elements in one pass on the legacy stream; with beta == 0 y is
 // only written (y = alpha * t), so NaN in y does not propagate. t may equal y only when beta == 0.
