@@ -9,8 +9,10 @@ import csv
 import math
 import sys
 
-pred_path, meas_path = sys.argv[1], sys.argv[2]
-backend = sys.argv[3] if len(sys.argv) > 3 else "cuda"
+args = [a for a in sys.argv[1:] if a != "--md"]
+markdown = "--md" in sys.argv
+pred_path, meas_path = args[0], args[1]
+backend = args[2] if len(args) > 2 else "cuda"
 prec_name = {"double": "double", "float": "float"}
 pred = [r for r in csv.DictReader(open(pred_path)) if r["backend"] == backend]
 meas = {}
@@ -42,6 +44,12 @@ for m in sorted({r["matrix"] for r in pred}):
         if t_pick and ratio <= 1.10:
             within += 1
         ratios.append(ratio)
+        if markdown:
+            by_err = [abs(math.log(pm / have[k])) for k, pm in modelled.items() if k in have]
+            print(f"| {m} | {p} | {pick} | {t_pick:.4f} | {best_mod[0]} | {best_mod[1]:.4f} | {ratio:.2f} | "
+                  f"{best_all[0]} | {best_all[1]:.4f} | {t_pick / best_all[1]:.2f} | "
+                  f"{math.exp(sum(by_err) / len(by_err)):.2f} |")
+            continue
         print(f"{m:10s} {p}: pick {pick:22s} {t_pick if t_pick else float('nan'):.4f} ms | best modelled "
               f"{best_mod[0]} {best_mod[1]:.4f} (pick/best {ratio:.2f}) | best of all {best_all[0]} {best_all[1]:.4f} "
               f"(pick/best {t_pick / best_all[1] if t_pick else float('nan'):.2f})")
