@@ -15,9 +15,10 @@
 //    H100's measurement). CPU: 6.5 GB/s per thread up to 80 GB/s (2 threads here: 13 GB/s, the STREAM
 //    copy figure of this box; 16 threads on the device host: 80 GB/s measured), a fixed default so that
 //    the choice is deterministic and costs no measurement.
-//  * conversion: convert_bytes at a fixed rate per backend, measured once from plan times (CPU: the
-//    conversions of cpu.ell/hll/hyb.omp on this 2-core box; GPU: the large bench on the H100 host, ELL,
-//    HLL, HYB and bmSparse plan time minus the CSR kernels' upload-only plan time). docs/perf/selector.md.
+//  * conversion: convert_bytes at a fixed rate per backend, measured once from plan times: 2.5 GB/s on
+//    both (CPU: median over the conversions of cpu.ell/hll/hyb.omp on 9 generated matrices on the 2-core
+//    dev box; GPU: median over ELL, HLL, HYB and bmSparse on the H100 large bench, plan time minus the
+//    upload-only plan time of cuda.csr.subwarp). docs/perf/selector.md.
 #include <omp.h>
 
 #include <algorithm>
@@ -42,7 +43,7 @@ constexpr double kH100CopyGBs = 2840;          // measured (docs/perf/cuda.md): 
 constexpr double kCopyOfPeak = 2838.0 / 3352;  // H100: measured copy / theoretical bandwidth
 constexpr double kCpuCopyGBsPerThread = 6.5;
 constexpr double kCpuCopyGBsMax = 80;
-constexpr double kCpuConvertGBs = 1.0;         // host conversion: convert_bytes per second (measured)
+constexpr double kCpuConvertGBs = 2.5;         // host conversion: convert_bytes per second (measured)
 constexpr double kCudaConvertGBs = 2.5;        // GPU plans: the same, upload and device-side conversion
 constexpr double kGpuGatherBytes = 12;         // per isolated non-zero (fitted, see above)
 constexpr double kCpuGatherBytes = 64;         // per isolated non-zero: one cache line

@@ -465,7 +465,8 @@ class CsrSpkit : public CpuSpmvPlan<T> {
   cpu::FirstTouchArray<T> val_;
 };
 
-// Fraction of the copy bandwidth cpu.csr.omp.spkit reaches over its own bytes (docs/perf/selector.md).
+// Fraction of the copy bandwidth cpu.csr.omp.spkit reaches over its own bytes when the matrix is far
+// larger than the caches (docs/perf/selector.md; L3-resident matrices run faster, as every kernel does).
 constexpr double kCsrSpkitEfficiency = 0.9;
 
 // Cost model of cpu.csr.omp.spkit as a CSR kernel: 32-bit offsets below 2^31 non-zeros, 16-bit relative

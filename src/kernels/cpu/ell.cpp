@@ -12,8 +12,9 @@
 namespace spkit {
 namespace {
 
-// Fraction of copy bandwidth cpu.ell.omp reaches over its own bytes (docs/perf/selector.md).
-constexpr double kEllOmpEfficiency = 0.8;
+// Fraction of copy bandwidth cpu.ell.omp reaches over its own bytes: about 0.6x of cpu.hll.omp.guided
+// per byte in the interleaved 1-thread runs of docs/perf/selector.md (row-major ELL gathers row by row).
+constexpr double kEllOmpEfficiency = 0.55;
 
 template <class T>
 std::uint64_t ell_moved(const Ell<T>& e) {

@@ -15,9 +15,11 @@
 namespace spkit {
 namespace {
 
-// Fractions of copy bandwidth cpu.hyb.omp reaches over the bytes of its two parts (docs/perf/selector.md).
-constexpr double kHybOmpEllEfficiency = 0.8;
-constexpr double kHybOmpCooEfficiency = 0.4;
+// Fractions of copy bandwidth cpu.hyb.omp reaches over the bytes of its two parts: its ELL part runs at
+// about 0.55x of cpu.hll.omp.guided per byte in the interleaved 1-thread runs of docs/perf/selector.md;
+// the COO part is a scalar scatter (power-law: 2x slower than CSR).
+constexpr double kHybOmpEllEfficiency = 0.5;
+constexpr double kHybOmpCooEfficiency = 0.3;
 
 constexpr std::int64_t kTile = 512;  // rows accumulated together in the ELL part
 
