@@ -653,7 +653,7 @@ def auto_section(doc, res):
           "kernel's own row, free of the noise between two timings of one kernel. Break-even: products after which the "
           "pick's conversion has paid for itself against the fastest spkit CSR kernel ('never': the pick is not faster "
           "than that kernel). The selector was told "
-          f"{res.data.get('options', {}).get('expected_products', '100')} expected products.")
+          f"{res.data.get('options', {}).get('expected_products', '?')} expected products.")
     doc.table(["matrix", "device", "precision", "threads", "auto picked", "ms", "best spkit kernel", "ms", "ratio",
                "own", "best incl. baselines", "ratio", "break-even (products)"], rows,
               align=["l", "l", "l", "r", "l", "r", "l", "r", "r", "r", "l", "r", "r"], css="wide")
