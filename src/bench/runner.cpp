@@ -101,6 +101,11 @@ SpmvResult run_cell(const Csr<double>& a, const Csr<T>& a_t, const std::vector<T
   const KernelInfo& k = *cell.kernel;
   SpmvResult r;
   r.kernel = k.name;
+  if (cell.selection) {  // an auto row keeps its label whatever happens to the pick below
+    r.kernel = "auto";
+    r.picked = k.name;
+    r.pick_reason = cell.selection->reason;
+  }
   r.format = std::string(to_string(k.format));
   r.backend = std::string(to_string(k.backend));
   r.precision = std::string(to_string(precision_of<T>()));
@@ -119,9 +124,31 @@ SpmvResult run_cell(const Csr<double>& a, const Csr<T>& a_t, const std::vector<T
   po.hack_size = opts.hack_size;
   po.memory_budget_bytes = opts.memory_budget_bytes;
   std::unique_ptr<SpmvPlan<T>> plan;
+  // An auto cell plans the pick; should it still refuse (e.g. device memory), the next candidate, as
+  // Plan<T> does.
+  const KernelInfo* planned = &k;
+  std::string refused;
+  auto make_plan = [&]() -> std::unique_ptr<SpmvPlan<T>> {
+    if (!cell.selection) return k.factory<T>()(a_t, po);
+    std::vector<const KernelInfo*> order{&k};
+    for (const KernelEstimate& c : cell.selection->candidates)
+      if (c.applicable && c.kernel != k.name)
+        if (const KernelInfo* other = registry().find(c.kernel)) order.push_back(other);
+    for (std::size_t i = 0;; ++i) {
+      planned = order[i];
+      try {
+        return order[i]->factory<T>()(a_t, po);
+      } catch (const Error& e) {
+        const bool next = (dynamic_cast<const NotApplicable*>(&e) || dynamic_cast<const TooLarge*>(&e)) &&
+                          i + 1 < order.size();
+        if (!next) throw;
+        refused = join_note(refused, order[i]->name + " refused: " + e.what());
+      }
+    }
+  };
   const auto t0 = std::chrono::steady_clock::now();
   try {
-    plan = k.factory<T>()(a_t, po);
+    plan = make_plan();
   } catch (const NotApplicable& e) {
     r.status = "skipped", r.note = std::string("not applicable: ") + e.what();
     return r;
@@ -142,11 +169,11 @@ SpmvResult run_cell(const Csr<double>& a, const Csr<T>& a_t, const std::vector<T
   r.bytes_moved = plan->bytes_moved();
   r.note = plan->detail();
   if (cell.selection) {
-    r.kernel = "auto";
-    r.picked = k.name;
-    r.pick_reason = cell.selection->reason;
+    r.picked = planned->name;
+    r.format = std::string(to_string(planned->format));
+    if (!refused.empty()) r.pick_reason += "; planned the next candidate: " + refused;
     r.conversion_ms += cell.selection_ms;
-    r.note = join_note("picked " + k.name, r.note);
+    r.note = join_note("picked " + planned->name, r.note);
   }
   if (cell.l2_fits)
     r.note = join_note(r.note, cell.flush ? "L2-flushed"

@@ -177,10 +177,12 @@ void Plan<T>::Impl::apply_host(const T* x, T* y, T alpha, T beta) {
 #ifdef SPKIT_HAVE_CUDA
 template <class T>
 void Plan<T>::Impl::apply_cuda(const T* x, T* y, T alpha, T beta) {
+  if (rows == 0) return;  // nothing to write
   plan_device::select_device(device);
   const std::size_t xb = static_cast<std::size_t>(cols) * sizeof(T), yb = static_cast<std::size_t>(rows) * sizeof(T);
-  const plan_device::PointerKind kx = cols > 0 ? plan_device::pointer_kind(x) : plan_device::PointerKind::device;
-  const plan_device::PointerKind ky = rows > 0 ? plan_device::pointer_kind(y) : kx;
+  // Without columns x is never read (and may be null): y alone says where the vectors live.
+  const plan_device::PointerKind ky = plan_device::pointer_kind(y);
+  const plan_device::PointerKind kx = cols > 0 ? plan_device::pointer_kind(x) : ky;
   if (kx != ky)
     throw Error("Plan::apply: x and y must both be host or both be device pointers (x is " +
                 std::string(kx == plan_device::PointerKind::host ? "host" : "device") + ", y is " +
