@@ -77,6 +77,7 @@ struct Plan<T>::Impl {
   std::int64_t rows = 0, cols = 0;
   Backend backend = Backend::cpu;
   int device = 0;
+  int threads = 1;  // the CPU plan's threads, also for the alpha/beta pass
   Selection selection;
   std::unique_ptr<SpmvPlan<T>> spmv;
   double plan_ms = 0;
@@ -103,6 +104,7 @@ Plan<T>::Plan(const Csr<T>& a, const PlanSettings& settings) : impl_(std::make_u
   if (settings.threads < 0) throw Error("Plan: threads must be >= 0 (0: all the process may use)");
   if (settings.expected_products < 1) throw Error("Plan: expected_products must be >= 1");
   const int threads = settings.threads > 0 ? settings.threads : omp_get_max_threads();
+  p.threads = threads;
 
   PlanOptions options;
   options.threads = threads;
@@ -162,7 +164,7 @@ void Plan<T>::Impl::apply_host(const T* x, T* y, T alpha, T beta) {
     // y is only written: the product goes straight into y, then one scaling pass if alpha != 1.
     spmv->run(x, y);
     if (alpha != T(1)) {
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) num_threads(threads)
       for (std::int64_t i = 0; i < n; ++i) y[i] *= alpha;
     }
     return;
@@ -170,7 +172,7 @@ void Plan<T>::Impl::apply_host(const T* x, T* y, T alpha, T beta) {
   host_scratch.resize(static_cast<std::size_t>(n));
   T* t = host_scratch.data();
   spmv->run(x, t);
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) num_threads(threads)
   for (std::int64_t i = 0; i < n; ++i) y[i] = alpha * t[i] + beta * y[i];
 }
 
