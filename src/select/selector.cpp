@@ -3,13 +3,9 @@
 //   conversion time + expected products x predicted time of one product
 // is picked. Kernel names appear nowhere here: adding a kernel with a cost model is all it takes.
 //
-// Predicted time of one product = (bytes + x-gather bytes) / (efficiency x copy bandwidth) + launch.
-//  * bytes, efficiency, launch: the kernel's CostModel (its own format's bytes, measured efficiency).
-//  * x-gather bytes, common to every kernel of a backend: a non-zero alone in its 8x8 block
-//    (bm_block_histogram[1]) shares no cache line / sector of x with its neighbours, so its gather moves
-//    a whole sector (GPU) or line (CPU) for one value. Fitted on the H100 (random and power-law rows:
-//    every kernel at ~50% of copy over its own bytes in fp64, ~36% in fp32: about 12 extra bytes per
-//    isolated non-zero) and on the CPU (a 64-byte line). See docs/perf/selector.md.
+// Predicted time of one product = bytes / (efficiency x copy bandwidth) + launch, all three from the
+// kernel's CostModel (its own format's bytes; the efficiency it reaches on such a matrix, x gathers of
+// scattered columns included, see cost::with_gathers in src/kernels/cost_model.hpp; fixed costs).
 //  * copy bandwidth: GPU: the device's theoretical bandwidth (memory clock x bus width) x 0.847, the
 //    ratio measured on the H100 (2838 GB/s copy of 3352 peak); 2840 GB/s when no device is known (the
 //    H100's measurement). CPU: 6.5 GB/s per thread up to 80 GB/s (2 threads here: 13 GB/s, the STREAM
@@ -45,8 +41,6 @@ constexpr double kCpuCopyGBsPerThread = 6.5;
 constexpr double kCpuCopyGBsMax = 80;
 constexpr double kCpuConvertGBs = 2.5;         // host conversion: convert_bytes per second (measured)
 constexpr double kCudaConvertGBs = 2.5;        // GPU plans: the same, upload and device-side conversion
-constexpr double kGpuGatherBytes = 12;         // per isolated non-zero (fitted, see above)
-constexpr double kCpuGatherBytes = 64;         // per isolated non-zero: one cache line
 
 struct Bandwidth {
   double gbs = 0;
@@ -107,8 +101,7 @@ Selection select_kernel(const MatrixStats& stats, const SelectOptions& opts) {
   const bool gpu = opts.backend == Backend::cuda;
   const Bandwidth bw = gpu ? gpu_bandwidth(opts.device) : cpu_bandwidth(threads);
   const double convert_gbs = gpu ? kCudaConvertGBs : kCpuConvertGBs;
-  const double isolated = static_cast<double>(stats.bm_block_histogram[1]);
-  const double gather_bytes = isolated * (gpu ? kGpuGatherBytes : kCpuGatherBytes);
+  const double isolated = static_cast<double>(stats.bm_block_histogram[1]);  // for the reason line
 
   Selection sel;
   sel.options.threads = threads;
@@ -138,8 +131,7 @@ Selection select_kernel(const MatrixStats& stats, const SelectOptions& opts) {
       continue;
     }
     s.estimate.applicable = true;
-    s.estimate.spmv_ms = (static_cast<double>(e.bytes) + gather_bytes) / (e.efficiency * bw.gbs * 1e9) * 1e3 +
-                         e.launch_us * 1e-3;
+    s.estimate.spmv_ms = static_cast<double>(e.bytes) / (e.efficiency * bw.gbs * 1e9) * 1e3 + e.launch_us * 1e-3;
     s.estimate.convert_ms = static_cast<double>(e.convert_bytes) / (convert_gbs * 1e9) * 1e3;
     s.total_ms = s.estimate.convert_ms + static_cast<double>(opts.expected_products) * s.estimate.spmv_ms;
     char buf[160];

@@ -477,7 +477,7 @@ CostEstimate csr_spkit_cost(const MatrixStats& s, Precision p, const PlanOptions
   e.applicable = true;
   const bool narrow_cols = s.max_diag_distance < (1 << 15);
   e.bytes = cost::csr_bytes(s, p, s.nnz < (std::int64_t{1} << 31) ? 4 : 8, narrow_cols ? 2 : 4);
-  e.efficiency = kCsrSpkitEfficiency;
+  e.efficiency = cost::with_gathers(kCsrSpkitEfficiency, e.bytes, s, Backend::cpu);
   e.launch_us = 2 + 0.5 * o.threads;  // fork-join and the carries between shares
   e.note = narrow_cols ? "16-bit relative columns" : "32-bit columns";
   return e;

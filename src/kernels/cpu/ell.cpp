@@ -106,7 +106,7 @@ CostEstimate ell_omp_cost(const MatrixStats& s, Precision p, const PlanOptions& 
   CostEstimate e;
   e.applicable = true;
   e.bytes = cost::in(s.bytes_ell, p) + cost::vector_bytes(s, p);
-  e.efficiency = kEllOmpEfficiency;
+  e.efficiency = cost::with_gathers(kEllOmpEfficiency, e.bytes, s, Backend::cpu);
   e.launch_us = 2 + 0.5 * o.threads;
   e.convert_bytes = cost::in(s.bytes_csr, p) + cost::in(s.bytes_ell, p);
   e.note = "width " + std::to_string(s.ell_width) + ", padding " + cost::percent(s.ell_padding_ratio);

@@ -121,7 +121,7 @@ CostEstimate hll_omp_cost(const MatrixStats& s, Precision p, const PlanOptions& 
   CostEstimate e;
   e.applicable = true;
   e.bytes = cost::in(s.bytes_hll, p) + cost::vector_bytes(s, p);
-  e.efficiency = kHllOmpEfficiency;
+  e.efficiency = cost::with_gathers(kHllOmpEfficiency, e.bytes, s, Backend::cpu);
   e.launch_us = 2 + 0.5 * o.threads;
   e.convert_bytes = cost::in(s.bytes_csr, p) + cost::in(s.bytes_hll, p);
   e.note = "hack " + std::to_string(s.hack_size) + ", padding " + cost::percent(s.hll_padding_ratio);

@@ -90,7 +90,9 @@ CostEstimate hyb_omp_cost(const MatrixStats& s, Precision p, const PlanOptions& 
   e.bytes = cost::in(s.bytes_hyb, p) + cost::vector_bytes(s, p);
   const double coo_bytes = static_cast<double>(s.hyb_coo_entries) * static_cast<double>(8 + cost::value_bytes(p));
   const double ell_bytes = static_cast<double>(e.bytes) - coo_bytes;
-  e.efficiency = static_cast<double>(e.bytes) / (ell_bytes / kHybOmpEllEfficiency + coo_bytes / kHybOmpCooEfficiency);
+  e.efficiency = cost::with_gathers(
+      static_cast<double>(e.bytes) / (ell_bytes / kHybOmpEllEfficiency + coo_bytes / kHybOmpCooEfficiency), e.bytes, s,
+      Backend::cpu);
   e.launch_us = 2 + 0.5 * o.threads;
   e.convert_bytes = cost::in(s.bytes_csr, p) + cost::in(s.bytes_hyb, p);
   e.note = "ELL width " + std::to_string(s.hyb_width) + ", COO " + std::to_string(s.hyb_coo_entries) + " entries";

@@ -146,7 +146,7 @@ CostEstimate bmsparse_base_cost(const MatrixStats& s, Precision p, const PlanOpt
   e.applicable = true;
   e.bytes = cost::in(s.bytes_bmsparse, p) + cost::vector_bytes(s, p);
   const double eff = std::min(0.42, 0.18 + 0.011 * s.bm_nnz_per_block);
-  e.efficiency = p == Precision::f64 ? eff : 0.7 * eff;
+  e.efficiency = cost::with_gathers(p == Precision::f64 ? eff : 0.7 * eff, e.bytes, s, Backend::cuda);
   e.launch_us = 5 + 0.95 * static_cast<double>(std::max<std::int64_t>(0, s.row_nnz_max - 64)) / 8;
   e.convert_bytes = cost::in(s.bytes_csr, p) + cost::in(s.bytes_bmsparse, p);
   e.note = std::to_string(s.bm_nnz_per_block).substr(0, 4) + " non-zeros per block";

@@ -478,8 +478,9 @@ CostEstimate csr_scalar_cost(const MatrixStats& s, Precision p, const PlanOption
   const double shortness = p == Precision::f64 ? (s.row_nnz_mean > 8 ? std::pow(8.0 / s.row_nnz_mean, 1.3) : 1.0)
                                                : (s.row_nnz_mean > 12 ? 12.0 / s.row_nnz_mean : 1.0);
   const double eff = shortness / (1 + 0.5 * std::min(cost::row_irregularity(s), 20.0));
-  e.efficiency = cost::with_long_row(eff, e.bytes, static_cast<double>(s.row_nnz_max * cost::row_entry_bytes(p)),
-                                     0.1 / 2838, false);
+  e.efficiency = cost::with_gathers(
+      cost::with_long_row(eff, e.bytes, static_cast<double>(s.row_nnz_max * cost::row_entry_bytes(p)), 0.1 / 2838, false),
+      e.bytes, s, Backend::cuda);
   e.launch_us = 5;
   e.note = "thread per row";
   return e;
@@ -497,7 +498,8 @@ CostEstimate csr_subwarp_cost(const MatrixStats& s, Precision p, const PlanOptio
   if (s.row_nnz_mean < 4) eff *= p == Precision::f64 ? 0.95 : 0.85;
   const bool long_rows = s.row_nnz_max > 16 * lanes;
   const double long_bytes = long_rows ? static_cast<double>(s.row_nnz_max * cost::row_entry_bytes(p)) : 0.0;
-  e.efficiency = cost::with_long_row(eff, e.bytes, long_bytes, 5.0 / 2838, false);
+  e.efficiency = cost::with_gathers(cost::with_long_row(eff, e.bytes, long_bytes, 5.0 / 2838, false), e.bytes, s,
+                                    Backend::cuda);
   e.launch_us = long_rows ? 10 : 5;
   e.note = std::to_string(lanes) + " lanes per row" + (long_rows ? ", longest row by one block" : "");
   return e;
@@ -512,7 +514,8 @@ CostEstimate csr_adaptive_cost(const MatrixStats& s, Precision p, const PlanOpti
   const double eff = p == Precision::f64 ? 0.83 : 0.68;
   const double long_bytes =
       s.row_nnz_max > 1024 ? static_cast<double>(s.row_nnz_max * cost::row_entry_bytes(p)) : 0.0;
-  e.efficiency = cost::with_long_row(eff, e.bytes, long_bytes, 8.0 / 2838, true);
+  e.efficiency = cost::with_gathers(cost::with_long_row(eff, e.bytes, long_bytes, 8.0 / 2838, true), e.bytes, s,
+                                    Backend::cuda);
   e.launch_us = 5;
   e.note = "row blocks of <= 1024 non-zeros";
   return e;

@@ -61,7 +61,7 @@ CostEstimate ell_col_major_cost(const MatrixStats& s, Precision p, const PlanOpt
   CostEstimate e;
   e.applicable = true;
   e.bytes = cost::in(s.bytes_ell, p) + cost::vector_bytes(s, p);
-  e.efficiency = p == Precision::f64 ? 1.02 : 0.95;
+  e.efficiency = cost::with_gathers(p == Precision::f64 ? 1.02 : 0.95, e.bytes, s, Backend::cuda);
   e.launch_us = 5;
   e.convert_bytes = cost::in(s.bytes_csr, p) + cost::in(s.bytes_ell, p);
   e.note = "width " + std::to_string(s.ell_width) + ", padding " + cost::percent(s.ell_padding_ratio);

@@ -172,7 +172,7 @@ CostEstimate hll_col_major_cost(const MatrixStats& s, Precision p, const PlanOpt
   CostEstimate e;
   e.applicable = true;
   e.bytes = cost::in(s.bytes_hll, p) + cost::vector_bytes(s, p);
-  e.efficiency = p == Precision::f64 ? 0.95 : 0.75;
+  e.efficiency = cost::with_gathers(p == Precision::f64 ? 0.95 : 0.75, e.bytes, s, Backend::cuda);
   e.launch_us = 5;
   e.convert_bytes = cost::in(s.bytes_csr, p) + cost::in(s.bytes_hll, p);
   e.note = "hack " + std::to_string(s.hack_size) + ", padding " + cost::percent(s.hll_padding_ratio);

@@ -110,8 +110,9 @@ CostEstimate hyb_cost(const MatrixStats& s, Precision p, const PlanOptions&) {
   // Rows with an overflow: at most one per COO entry, and fewer than a third of the rows (K is the
   // length that a third of the rows reach).
   const double overflow_rows = std::min(static_cast<double>(s.hyb_coo_entries), static_cast<double>(s.rows) / 3);
-  e.efficiency = static_cast<double>(e.bytes) /
-                 (ell_bytes / ell_eff + coo_bytes / kHybCooEfficiency + overflow_rows * kHybAtomicBytes);
+  e.efficiency = cost::with_gathers(static_cast<double>(e.bytes) / (ell_bytes / ell_eff + coo_bytes / kHybCooEfficiency +
+                                                                   overflow_rows * kHybAtomicBytes),
+                                    e.bytes, s, Backend::cuda);
   e.launch_us = s.hyb_coo_entries > 0 ? 10 + kHybAtomicUsPer32 * static_cast<double>(s.row_nnz_max - s.hyb_width) / 32 : 5;
   e.convert_bytes = cost::in(s.bytes_csr, p) + cost::in(s.bytes_hyb, p);
   e.note = "ELL width " + std::to_string(s.hyb_width) + ", COO " + std::to_string(s.hyb_coo_entries) + " entries";
