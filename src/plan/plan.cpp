@@ -129,7 +129,7 @@ Plan<T>::Plan(const Csr<T>& a, const PlanSettings& settings) : impl_(std::make_u
       try {
         p.spmv = k->template factory<T>()(a, p.selection.options);
         if (name != p.selection.kernel) {
-          p.selection.reason = name + ", the next candidate (" + refused + ")";
+          p.selection.reason += "; planned the next candidate " + name + ": " + refused;
           p.selection.kernel = name;
         }
         break;
