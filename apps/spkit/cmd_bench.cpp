@@ -70,6 +70,10 @@ struct BenchCli {
   bool no_report = false;
   std::uint64_t seed = 42;
   std::string command_line;
+  bool no_auto = false;                   // skip the "auto" rows (the selector's pick per matrix)
+  // What the selector is told for the auto rows: the bench ranks kernels by per-product speed, so by
+  // default a plan serves many products; each auto row still shows its conversion as break-even products.
+  std::int64_t expected_products = 1000000;
   bool no_spgemm = false;                 // the SpGEMM section (bench_spgemm.hpp)
   std::string spgemm_variant = "all";
   std::int64_t spgemm_max_products = kSpgemmDefaultMaxProducts;
@@ -266,6 +270,82 @@ void print_summary(const BenchResults& r) {
   std::fflush(stdout);
 }
 
+// The auto-selector against running everything: per matrix, backend, precision and thread count of an
+// "auto" row, the fastest valid spkit kernel with at most that many threads (the best found by running
+// all), the ratio, and the conversion's break-even against the fastest spkit CSR kernel:
+// (auto plan ms - CSR plan ms) / (CSR ms - auto ms) products.
+struct AutoComparison {
+  std::string matrix;
+  const SpmvResult* pick = nullptr;
+  const SpmvResult* best = nullptr;      // fastest spkit kernel (no baselines)
+  const SpmvResult* best_all = nullptr;  // fastest of everything, baselines included
+  const SpmvResult* csr = nullptr;       // fastest spkit CSR kernel
+  const SpmvResult* own_row = nullptr;   // the picked kernel's own row (same threads), when it ran too
+  double ratio = 0;                      // pick / best median time (1 = it picked the best)
+  double break_even = 0;                 // products; < 0: never (no faster than CSR)
+};
+
+std::vector<AutoComparison> compare_auto(const BenchResults& r) {
+  std::vector<AutoComparison> out;
+  for (const auto& row : r.rows) {
+    const SpmvResult& a = row.result;
+    if (a.kernel != "auto" || a.status != "ok" || !a.valid || a.l2_flushed) continue;
+    AutoComparison c;
+    c.matrix = row.matrix;
+    c.pick = &a;
+    for (const auto& other : r.rows) {
+      const SpmvResult& x = other.result;
+      if (other.matrix != row.matrix || x.kernel == "auto" || x.backend != a.backend || x.precision != a.precision ||
+          x.threads > a.threads || x.l2_flushed || x.status != "ok" || !x.valid || x.median_ms <= 0)
+        continue;
+      if (!c.best_all || x.median_ms < c.best_all->median_ms) c.best_all = &x;
+      if (x.comparison) continue;
+      if (!c.best || x.median_ms < c.best->median_ms) c.best = &x;
+      if (x.format == "csr" && (!c.csr || x.median_ms < c.csr->median_ms)) c.csr = &x;
+      if (x.kernel == a.picked && x.threads == a.threads) c.own_row = &x;
+    }
+    if (!c.best) continue;
+    c.ratio = a.median_ms / c.best->median_ms;
+    if (c.csr) {
+      const double saved = c.csr->median_ms - a.median_ms, extra = a.conversion_ms - c.csr->conversion_ms;
+      c.break_even = extra <= 0 ? 0 : saved > 0 ? extra / saved : -1;
+    }
+    out.push_back(c);
+  }
+  return out;
+}
+
+void print_auto_summary(const BenchResults& r) {
+  const auto rows = compare_auto(r);
+  if (rows.empty()) return;
+  std::printf("\nauto-selector (--kernel auto) against the best kernel found by running all:\n");
+  std::printf("%-14s %-5s %-6s %3s  %-26s %9s  %-28s %9s %6s %6s  %-26s %6s %10s\n", "matrix", "dev", "prec", "thr",
+              "auto picked", "ms", "best spkit kernel", "ms", "ratio", "own", "best incl. baselines", "ratio",
+              "break-even");
+  int within = 0, within_own = 0, with_own = 0;
+  for (const auto& c : rows) {
+    within += c.ratio <= 1.10;
+    const double own = c.own_row ? c.own_row->median_ms / c.best->median_ms : 0;
+    if (c.own_row) ++with_own, within_own += own <= 1.10;
+    const std::string be = !c.csr                      ? "-"
+                           : c.pick->format == "csr" ? "0 (CSR)"
+                           : c.break_even < 0        ? "never"
+                                                     : fmt::format("{:.0f}", c.break_even);
+    std::printf("%-14s %-5s %-6s %3d  %-26s %9.4g  %-28s %9.4g %6.2f %6s  %-26s %6.2f %10s\n", c.matrix.c_str(),
+                c.pick->backend.c_str(), c.pick->precision.c_str(), c.pick->threads, c.pick->picked.c_str(),
+                c.pick->median_ms, c.best->kernel.c_str(), c.best->median_ms, c.ratio,
+                c.own_row ? fmt::format("{:.2f}", own).c_str() : "-", c.best_all->kernel.c_str(),
+                c.pick->median_ms / c.best_all->median_ms, be.c_str());
+  }
+  std::printf("auto within 10%% of the best spkit kernel: %d of %zu rows (%.0f%%; the target is >= 90%%)", within,
+              rows.size(), 100.0 * within / static_cast<double>(rows.size()));
+  if (with_own) std::printf("; by the picked kernel's own row: %d of %d", within_own, with_own);
+  std::printf("\n(ratio: auto's median time / the best's; own: the same for the picked kernel's own row in the sweep, "
+              "free of the noise between two timings of one kernel; break-even: products after which auto's "
+              "conversion has paid for itself against the fastest spkit CSR kernel, 'never' when auto is not faster)\n");
+  std::fflush(stdout);
+}
+
 void run_bench(const BenchCli& cli) {
   const auto wall_start = std::chrono::steady_clock::now();
   const DeviceSelect device = parse_device(cli.device);
@@ -303,6 +383,8 @@ void run_bench(const BenchCli& cli) {
                      {"warmup", std::to_string(cli.warmup)},
                      {"seed", std::to_string(cli.seed)},
                      {"resume", cli.resume ? "yes" : "no"}};
+  results.options.emplace_back("auto", cli.no_auto ? "no" : "yes");
+  results.options.emplace_back("expected_products", std::to_string(cli.expected_products));
   results.options.push_back({"spgemm", cli.no_spgemm ? "off" : cli.spgemm_variant});
 
   // What is left to do, per matrix: kernels with at least one cell not in the results yet.
@@ -457,6 +539,38 @@ void run_bench(const BenchCli& cli) {
       results.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
       write_results(cli.out, results);
     }
+    // The selector's pick on this matrix, run like any kernel (row "auto"; see print_auto_summary).
+    if (!cli.no_auto && !g_interrupted) {
+      SpmvRunOptions o;
+      o.kernels = "auto";
+      o.device = device;
+      o.precisions = precisions;
+      o.threads = threads;
+      o.timing.warmup = cli.warmup;
+      o.timing.reps = cli.reps;
+      o.add_baselines = false;
+      o.seed = cli.seed;
+      o.memory_budget_bytes = memory_budget;
+      o.expected_products = cli.expected_products;
+      o.on_cell = [&](const KernelInfo& info, Precision p, int t, std::size_t, std::size_t) {
+        if (g_interrupted) throw Interrupted{};
+        progress.show(fmt::format("{} | auto -> {} {}{}", label, info.name, to_string(p),
+                                  info.parallel ? fmt::format(" t={}", t) : ""), true);
+      };
+      try {
+        for (auto& r : run_spmv(loaded.a, o)) {
+          BenchRow row{sm.name, std::move(r)};
+          if (finished.count(cell_key(row))) continue;
+          auto same = std::find_if(results.rows.begin(), results.rows.end(),
+                                   [&](const BenchRow& x) { return cell_key(x) == cell_key(row); });
+          if (same != results.rows.end()) *same = std::move(row); else results.rows.push_back(std::move(row));
+        }
+      } catch (const Interrupted&) {
+      } catch (const Error& e) {
+        progress.log(fmt::format("{} | auto: {}", label, e.what()));
+      }
+      write_results(cli.out, results);
+    }
     if (!cli.no_spgemm && !g_interrupted) {
       spgemm_entries.push_back(bench_spgemm_matrix(sm.name, loaded.a, spgemm_opts,
                                                    [&](const std::string& text) { progress.show(text, true); }));
@@ -477,6 +591,7 @@ void run_bench(const BenchCli& cli) {
   progress.log(fmt::format("done in {}: {} cells in {} and {}", human_duration(results.wall_s), results.rows.size(),
                            json_path, (fs::path(cli.out) / "results.csv").string()));
   print_summary(results);
+  print_auto_summary(results);
   print_spgemm_summary(spgemm_entries);
 
   if (cli.no_report) return;
@@ -517,6 +632,11 @@ void add_bench_command(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--spgemm-max-products", cli->spgemm_max_products,
                   "SpGEMM only where A A has at most this many intermediate products")
+      ->capture_default_str();
+  cmd->add_flag("--no-auto", cli->no_auto, "Do not add the auto-selector's row (kernel \"auto\") per matrix");
+  cmd->add_option("--expected-products", cli->expected_products,
+                  "Products the auto-selector is told a plan will serve (conversion must pay for itself)")
+      ->check(CLI::PositiveNumber)
       ->capture_default_str();
   cmd->callback([cli] {
     cli->command_line = command_line();

@@ -35,6 +35,9 @@ struct SpmvArgs {
   std::uint64_t seed = 1;
   bool json = false;
   bool quiet = false;
+  // For --kernel auto. spmv measures the per-product speed, so by default the selector is told a plan
+  // serves many products (the conversion is amortised); a small number shows the trade-off.
+  std::int64_t expected_products = 1000000;
 };
 
 std::vector<int> parse_threads(const std::string& s) {
@@ -86,6 +89,7 @@ int run_spmv_command(const SpmvArgs& args) {
   opts.timing.reps = args.reps;
   opts.timing.warmup = args.warmup;
   opts.seed = args.seed;
+  opts.expected_products = args.expected_products;
   std::vector<double> x;
   if (!args.x_file.empty()) {
     x = read_vector(args.x_file);
@@ -125,6 +129,11 @@ int run_spmv_command(const SpmvArgs& args) {
     std::cout << bench::spmv_results_to_json(rows) << "\n";
   } else {
     print_table(rows);
+    // --kernel auto: what the selector picked for each row, and why (one line each).
+    for (const auto& r : rows)
+      if (!r.picked.empty())
+        std::printf("auto (%s, %s, %d threads): %s\n", r.backend.c_str(), r.precision.c_str(), r.threads,
+                    r.pick_reason.c_str());
   }
 
   if (!args.y_out.empty()) {
@@ -143,7 +152,13 @@ void add_spmv_command(CLI::App& app) {
   auto* cmd = app.add_subcommand("spmv", "Run, time and validate SpMV kernels on one matrix");
   auto args = std::make_shared<SpmvArgs>();
   cmd->add_option("file", args->file, "matrix (.mtx, .mtx.gz, .spkb)")->required();
-  cmd->add_option("--kernel", args->kernel, "kernel name, comma-separated globs, or all")->capture_default_str();
+  cmd->add_option("--kernel", args->kernel,
+                  "kernel name, comma-separated globs, all, or auto (the selector's pick, with its reason)")
+      ->capture_default_str();
+  cmd->add_option("--expected-products", args->expected_products,
+                  "--kernel auto: products the plan will serve (a conversion must pay for itself within them)")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
   cmd->add_option("--device", args->device, "cpu, gpu or all")
       ->check(CLI::IsMember({"cpu", "gpu", "all"}))
       ->capture_default_str();

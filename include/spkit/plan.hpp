@@ -4,7 +4,10 @@
 // host or device pointers, in float or double.
 //
 //   spkit::Csr<double> a = spkit::load_matrix("A.mtx");
-//   spkit::Plan<double> plan(a, {.kernel = "auto", .backend = spkit::Backend::cuda, .expected_products = 500});
+//   spkit::PlanSettings settings;
+//   settings.backend = spkit::Backend::cuda;   // kernel "auto" (the default) or a registry name
+//   settings.expected_products = 500;
+//   spkit::Plan<double> plan(a, settings);
 //   plan.apply(x, y);                    // y = A x       (x, y host or device pointers)
 //   plan.apply(x, y, 2.0, 1.0);          // y = 2 A x + y
 //
@@ -31,6 +34,7 @@ struct SelectOptions {
 
 struct KernelEstimate {
   std::string kernel;
+  bool applicable = false;  // false: its cost model refuses the matrix (note says why); never picked
   double spmv_ms = 0;     // predicted time of one product
   double convert_ms = 0;  // predicted plan (conversion, upload) time
   std::string note;       // why it was ruled out or how it was costed

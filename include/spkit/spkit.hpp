@@ -14,5 +14,6 @@
 #include "spkit/io/spkb.hpp"
 #include "spkit/io/vector.hpp"
 #include "spkit/kernel.hpp"
+#include "spkit/plan.hpp"
 #include "spkit/stats.hpp"
 #include "spkit/validate.hpp"

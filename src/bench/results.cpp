@@ -168,7 +168,9 @@ json spmv_row_json(const SpmvResult& r) {
          {"efficiency", num(r.efficiency)},
          {"rel_l2_error", num(r.rel_l2_error)},
          {"max_abs_error", num(r.max_abs_error)},
-         {"note", r.note}};
+         {"note", r.note},
+         {"picked", r.picked},
+         {"pick_reason", r.pick_reason}};
 }
 
 // One flat row: the spmv keys, then the matrix's statistics and parse throughput.
@@ -224,6 +226,8 @@ BenchRow row_from(const json& j) {
   r.rel_l2_error = get_num(j, "rel_l2_error");
   r.max_abs_error = get_num(j, "max_abs_error");
   r.note = get_str(j, "note");
+  r.picked = get_str(j, "picked");
+  r.pick_reason = get_str(j, "pick_reason");
   return row;
 }
 
@@ -275,6 +279,7 @@ const std::vector<std::string>& row_keys() {
          "rows",          "cols",          "nnz",          "row_nnz_mean",     "row_nnz_std",
          "row_nnz_max",   "empty_rows",    "ell_width",    "ell_padding_ratio", "hll_padding_ratio",
          "bm_nnz_per_block", "parse_mb_s", "fmm_parse_mb_s"};
+    k.insert(k.end(), {"picked", "pick_reason"});  // auto rows: the kernel the selector picked, and why
     return k;
   }();
   return keys;

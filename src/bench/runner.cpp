@@ -16,6 +16,8 @@
 
 #include "spkit/device.hpp"
 #include "spkit/error.hpp"
+#include "spkit/plan.hpp"
+#include "spkit/stats.hpp"
 #include "spkit/validate.hpp"
 
 namespace spkit {
@@ -67,6 +69,10 @@ struct Cell {
   int threads;
   bool flush;    // CUDA, L2-resident matrix: the cold-cache run
   bool l2_fits;  // CUDA: the matrix fits in L2 (both runs)
+  // An "auto" row: `kernel` is what the selector picked; selection_ms (statistics + selection) is
+  // added to its plan time.
+  const Selection* selection = nullptr;
+  double selection_ms = 0;
 };
 
 double median_of(std::vector<double> v) {
@@ -95,6 +101,11 @@ SpmvResult run_cell(const Csr<double>& a, const Csr<T>& a_t, const std::vector<T
   const KernelInfo& k = *cell.kernel;
   SpmvResult r;
   r.kernel = k.name;
+  if (cell.selection) {  // an auto row keeps its label whatever happens to the pick below
+    r.kernel = "auto";
+    r.picked = k.name;
+    r.pick_reason = cell.selection->reason;
+  }
   r.format = std::string(to_string(k.format));
   r.backend = std::string(to_string(k.backend));
   r.precision = std::string(to_string(precision_of<T>()));
@@ -113,9 +124,31 @@ SpmvResult run_cell(const Csr<double>& a, const Csr<T>& a_t, const std::vector<T
   po.hack_size = opts.hack_size;
   po.memory_budget_bytes = opts.memory_budget_bytes;
   std::unique_ptr<SpmvPlan<T>> plan;
+  // An auto cell plans the pick; should it still refuse (e.g. device memory), the next candidate, as
+  // Plan<T> does.
+  const KernelInfo* planned = &k;
+  std::string refused;
+  auto make_plan = [&]() -> std::unique_ptr<SpmvPlan<T>> {
+    if (!cell.selection) return k.factory<T>()(a_t, po);
+    std::vector<const KernelInfo*> order{&k};
+    for (const KernelEstimate& c : cell.selection->candidates)
+      if (c.applicable && c.kernel != k.name)
+        if (const KernelInfo* other = registry().find(c.kernel)) order.push_back(other);
+    for (std::size_t i = 0;; ++i) {
+      planned = order[i];
+      try {
+        return order[i]->factory<T>()(a_t, po);
+      } catch (const Error& e) {
+        const bool next = (dynamic_cast<const NotApplicable*>(&e) || dynamic_cast<const TooLarge*>(&e)) &&
+                          i + 1 < order.size();
+        if (!next) throw;
+        refused = join_note(refused, order[i]->name + " refused: " + e.what());
+      }
+    }
+  };
   const auto t0 = std::chrono::steady_clock::now();
   try {
-    plan = k.factory<T>()(a_t, po);
+    plan = make_plan();
   } catch (const NotApplicable& e) {
     r.status = "skipped", r.note = std::string("not applicable: ") + e.what();
     return r;
@@ -135,6 +168,13 @@ SpmvResult run_cell(const Csr<double>& a, const Csr<T>& a_t, const std::vector<T
   r.conversion_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   r.bytes_moved = plan->bytes_moved();
   r.note = plan->detail();
+  if (cell.selection) {
+    r.picked = planned->name;
+    r.format = std::string(to_string(planned->format));
+    if (!refused.empty()) r.pick_reason += "; planned the next candidate: " + refused;
+    r.conversion_ms += cell.selection_ms;
+    r.note = join_note("picked " + planned->name, r.note);
+  }
   if (cell.l2_fits)
     r.note = join_note(r.note, cell.flush ? "L2-flushed"
                                           : "fits in L2 (" + mb(csr_bytes) + " of " + mb(l2_bytes) + "), warm");
@@ -207,7 +247,7 @@ void fill_speedups(const Registry& reg, std::vector<SpmvResult>& rows, std::size
   for (std::size_t i = begin; i < rows.size(); ++i) {
     SpmvResult& r = rows[i];
     if (r.status != "ok" || r.median_ms <= 0) continue;
-    const KernelInfo* k = reg.find(r.kernel);
+    const KernelInfo* k = r.picked.empty() ? reg.find(r.kernel) : registry().find(r.picked);
     if (!k) continue;
     double base_ms = 0;
     std::string base_name;
@@ -243,10 +283,23 @@ std::vector<SpmvResult> run_spmv(const Csr<double>& a, const SpmvRunOptions& opt
 }
 
 std::vector<SpmvResult> run_spmv(const Registry& reg, const Csr<double>& a, const SpmvRunOptions& opts) {
+  // "auto" among the patterns: rows picked by the selector (not a glob over names).
+  bool with_auto = false;
+  std::string patterns;
+  {
+    std::size_t pos = 0;
+    while (pos <= opts.kernels.size()) {
+      const std::size_t comma = std::min(opts.kernels.find(',', pos), opts.kernels.size());
+      const std::string part = opts.kernels.substr(pos, comma - pos);
+      if (part == "auto") with_auto = true;
+      else if (!part.empty()) patterns += (patterns.empty() ? "" : ",") + part;
+      pos = comma + 1;
+    }
+  }
   // Which kernels: the globs, the device, comparison or not, plus the baselines speedups need.
   std::set<std::string> chosen;
   bool any_cuda_own = false;
-  for (const KernelInfo* k : reg.match(opts.kernels)) {
+  for (const KernelInfo* k : (patterns.empty() ? std::vector<const KernelInfo*>{} : reg.match(patterns))) {
     if (opts.device == DeviceSelect::cpu && k->backend != Backend::cpu) continue;
     if (opts.device == DeviceSelect::gpu && k->backend != Backend::cuda) continue;
     if (!opts.include_comparison && k->comparison) continue;
@@ -255,7 +308,8 @@ std::vector<SpmvResult> run_spmv(const Registry& reg, const Csr<double>& a, cons
   }
   if (chosen.empty() && opts.device == DeviceSelect::gpu && !cuda_compiled())
     throw Error("no GPU kernel to run: this spkit was built without CUDA");
-  if (chosen.empty()) throw Error("no registered kernel matches '" + opts.kernels + "' (see `spkit kernels`)");
+  if (chosen.empty() && !with_auto)
+    throw Error("no registered kernel matches '" + opts.kernels + "' (see `spkit kernels`)");
   if (opts.add_baselines) {
     std::set<std::string> extra;
     for (const auto& name : chosen)
@@ -301,14 +355,61 @@ std::vector<SpmvResult> run_spmv(const Registry& reg, const Csr<double>& a, cons
     }
     return cells;
   };
+  // Auto rows: the selector reads the matrix's statistics once (timed, and charged to every auto row
+  // as part of its plan time) and picks per precision, backend and thread count.
+  std::vector<Backend> auto_backends;
+  if (with_auto) {
+    if (opts.device != DeviceSelect::gpu) auto_backends.push_back(Backend::cpu);
+    if (opts.device == DeviceSelect::gpu || (opts.device == DeviceSelect::all && have_gpu))
+      auto_backends.push_back(Backend::cuda);
+  }
+  MatrixStats auto_stats;
+  double stats_ms = 0;
+  if (!auto_backends.empty()) {
+    const auto t0 = std::chrono::steady_clock::now();
+    auto_stats = compute_stats(a, opts.hack_size);
+    stats_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  }
+  std::vector<std::unique_ptr<Selection>> selections;  // owned here, pointed to by the auto cells
+  auto auto_cells_for = [&](Precision p) {
+    std::vector<Cell> cells;
+    for (Backend b : auto_backends) {
+      const std::vector<int> threads = b == Backend::cpu ? thread_counts : std::vector<int>{1};
+      for (int t : threads) {
+        SelectOptions so;
+        so.backend = b;
+        so.precision = p;
+        so.threads = t;
+        so.expected_products = opts.expected_products;
+        const auto t0 = std::chrono::steady_clock::now();
+        auto sel = std::make_unique<Selection>(select_kernel(auto_stats, so));
+        const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+        const KernelInfo* k = reg.find(sel->kernel);
+        if (!k) k = registry().find(sel->kernel);
+        if (!k) throw Error("the selector picked '" + sel->kernel + "', which is not registered");
+        const bool fits = b == Backend::cuda && have_gpu && csr_effective_bytes(a, p) <= l2;
+        Cell c{k, t, false, fits};
+        c.selection = sel.get();
+        c.selection_ms = stats_ms + ms;
+        selections.push_back(std::move(sel));
+        cells.push_back(c);
+      }
+    }
+    return cells;
+  };
+  std::vector<std::vector<Cell>> auto_cells;
+  for (Precision p : opts.precisions) auto_cells.push_back(auto_cells_for(p));
+
   std::size_t total = 0;
-  for (Precision p : opts.precisions) total += cells_for(p).size();
+  for (std::size_t i = 0; i < opts.precisions.size(); ++i) total += cells_for(opts.precisions[i]).size() + auto_cells[i].size();
 
   std::vector<SpmvResult> rows;
   std::size_t index = 0;
-  for (Precision p : opts.precisions) {
+  for (std::size_t pi = 0; pi < opts.precisions.size(); ++pi) {
+    const Precision p = opts.precisions[pi];
     const std::size_t begin = rows.size();
-    const auto cells = cells_for(p);
+    auto cells = cells_for(p);
+    cells.insert(cells.end(), auto_cells[pi].begin(), auto_cells[pi].end());
     if (p == Precision::f64) {
       run_precision<double>(a, a, x, y_exact, cells, opts, index, total, rows);
     } else {

@@ -33,6 +33,10 @@ struct SpmvRunOptions {
   // (cpu.<format>.serial* for CPU kernels, cpu.csr.serial* for ref.* kernels, every cuda.cusparse.*
   // for CUDA kernels), so that the speedup column is never empty for want of a baseline.
   bool add_baselines = true;
+  // "auto" among the comma-separated kernels adds, per precision, backend and thread count, a row
+  // "auto": the kernel select_kernel picks for this matrix (spkit/plan.hpp), run like any other; its
+  // conversion_ms includes the statistics and the selection. expected_products goes to the selector.
+  std::int64_t expected_products = 100;
 };
 
 struct SpmvResult {
@@ -57,6 +61,9 @@ struct SpmvResult {
   // and with L2 evicted between runs (l2_flushed true, note says "L2-flushed").
   bool l2_flushed = false;
   std::string speedup_over;     // the kernel `speedup` is relative to (empty: none)
+  // Rows of kernel "auto": the registry kernel the selector picked, and its one-line reason.
+  std::string picked;
+  std::string pick_reason;
 };
 
 // The common yardstick: bytes CSR must move in precision T with 32-bit row pointers,

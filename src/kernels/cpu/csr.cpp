@@ -7,6 +7,7 @@
 #include <limits>
 #include <string>
 
+#include "kernels/cost_model.hpp"
 #include "kernels/cpu/cpu_common.hpp"
 #include "kernels/cpu/csr_simd.hpp"
 #include "spkit/error.hpp"
@@ -245,6 +246,24 @@ class CsrSpkit : public CpuSpmvPlan<T> {
   cpu::FirstTouchArray<T> val_;
 };
 
+// Fraction of the copy bandwidth cpu.csr.omp.spkit reaches over its own bytes when the matrix is far
+// larger than the caches (docs/perf/selector.md; L3-resident matrices run faster, as every kernel does).
+constexpr double kCsrSpkitEfficiency = 0.9;
+
+// Cost model of cpu.csr.omp.spkit as a CSR kernel: 32-bit offsets below 2^31 non-zeros, 16-bit relative
+// columns when every |col - row| < 2^15, merge-path shares (no imbalance from long rows). Its diagonal
+// path is not modelled (a DIA kernel is the place for stencils). Efficiency: docs/perf/selector.md.
+CostEstimate csr_spkit_cost(const MatrixStats& s, Precision p, const PlanOptions& o) {
+  CostEstimate e;
+  e.applicable = true;
+  const bool narrow_cols = s.max_diag_distance < (1 << 15);
+  e.bytes = cost::csr_bytes(s, p, s.nnz < (std::int64_t{1} << 31) ? 4 : 8, narrow_cols ? 2 : 4);
+  e.efficiency = cost::with_gathers(kCsrSpkitEfficiency, e.bytes, s, Backend::cpu);
+  e.launch_us = 2 + 0.5 * o.threads;  // fork-join and the carries between shares
+  e.note = narrow_cols ? "16-bit relative columns" : "32-bit columns";
+  return e;
+}
+
 }  // namespace
 
 void register_cpu_csr_kernels(Registry& reg) {
@@ -258,7 +277,8 @@ void register_cpu_csr_kernels(Registry& reg) {
                         "OpenMP CSR, schedule(guided) over rows (seed 000)");
   add_kernel<CsrSpkit>(reg, "cpu.csr.omp.spkit", Format::csr, Backend::cpu, true,
                        "spkit: merge-path split with carries, first-touch own copies, 32-bit offsets, 16-bit relative "
-                       "columns when they fit, AVX-512 rows");
+                       "columns when they fit, AVX-512 rows",
+                       false, csr_spkit_cost);
 }
 
 }  // namespace spkit

@@ -4,12 +4,17 @@
 
 #include <string>
 
+#include "kernels/cost_model.hpp"
 #include "kernels/cpu/cpu_common.hpp"
 #include "spkit/formats/ell.hpp"
 #include "spkit/kernel.hpp"
 
 namespace spkit {
 namespace {
+
+// Fraction of copy bandwidth cpu.ell.omp reaches over its own bytes: about 0.6x of cpu.hll.omp.guided
+// per byte in the interleaved 1-thread runs of docs/perf/selector.md (row-major ELL gathers row by row).
+constexpr double kEllOmpEfficiency = 0.55;
 
 template <class T>
 std::uint64_t ell_moved(const Ell<T>& e) {
@@ -93,6 +98,21 @@ class EllOmp : public CpuSpmvPlan<T> {
   int threads_;
 };
 
+// Cost model of cpu.ell.omp (row-major ELL, 32-bit columns): efficiency from the runs in
+// docs/perf/selector.md; padding above one slot per entry is pointless.
+CostEstimate ell_omp_cost(const MatrixStats& s, Precision p, const PlanOptions& o) {
+  if (s.ell_padding_ratio > 1.0)
+    return cost::not_applicable("ELL padding " + cost::percent(s.ell_padding_ratio) + " of the non-zeros");
+  CostEstimate e;
+  e.applicable = true;
+  e.bytes = cost::in(s.bytes_ell, p) + cost::vector_bytes(s, p);
+  e.efficiency = cost::with_gathers(kEllOmpEfficiency, e.bytes, s, Backend::cpu);
+  e.launch_us = 2 + 0.5 * o.threads;
+  e.convert_bytes = cost::in(s.bytes_csr, p) + cost::in(s.bytes_ell, p);
+  e.note = "width " + std::to_string(s.ell_width) + ", padding " + cost::percent(s.ell_padding_ratio);
+  return e;
+}
+
 }  // namespace
 
 void register_cpu_ell_kernels(Registry& reg) {
@@ -101,7 +121,7 @@ void register_cpu_ell_kernels(Registry& reg) {
   add_kernel<EllSerialColOrder>(reg, "cpu.ell.serial.col_order", Format::ell, Backend::cpu, false,
                                 "serial ELLPACK, column-major, column by column over all rows (seed 001)");
   add_kernel<EllOmp>(reg, "cpu.ell.omp", Format::ell, Backend::cpu, true,
-                     "OpenMP ELLPACK, row-major, schedule(static) over rows (seed 002)");
+                     "OpenMP ELLPACK, row-major, schedule(static) over rows (seed 002)", false, ell_omp_cost);
 }
 
 }  // namespace spkit

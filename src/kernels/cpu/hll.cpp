@@ -6,12 +6,17 @@
 #include <string>
 #include <vector>
 
+#include "kernels/cost_model.hpp"
 #include "kernels/cpu/cpu_common.hpp"
 #include "spkit/formats/hll.hpp"
 #include "spkit/kernel.hpp"
 
 namespace spkit {
 namespace {
+
+// Fraction of copy bandwidth cpu.hll.omp.guided reaches over its own bytes: per byte within 0.8-1.25x of
+// cpu.csr.omp.spkit in the interleaved 1-thread runs of docs/perf/selector.md, so the same figure.
+constexpr double kHllOmpEfficiency = 0.9;
 
 template <class T>
 std::string hll_detail(const Hll<T>& h) {
@@ -108,6 +113,21 @@ class HllOmpGuided : public CpuSpmvPlan<T> {
   std::vector<T> acc_;
 };
 
+// Cost model of cpu.hll.omp.guided (column-major hacks): efficiency from docs/perf/selector.md.
+CostEstimate hll_omp_cost(const MatrixStats& s, Precision p, const PlanOptions& o) {
+  if (o.hack_size != s.hack_size) return cost::not_applicable("statistics are for another hack size");
+  if (s.hll_padding_ratio > 1.0)
+    return cost::not_applicable("HLL padding " + cost::percent(s.hll_padding_ratio) + " of the non-zeros");
+  CostEstimate e;
+  e.applicable = true;
+  e.bytes = cost::in(s.bytes_hll, p) + cost::vector_bytes(s, p);
+  e.efficiency = cost::with_gathers(kHllOmpEfficiency, e.bytes, s, Backend::cpu);
+  e.launch_us = 2 + 0.5 * o.threads;
+  e.convert_bytes = cost::in(s.bytes_csr, p) + cost::in(s.bytes_hll, p);
+  e.note = "hack " + std::to_string(s.hack_size) + ", padding " + cost::percent(s.hll_padding_ratio);
+  return e;
+}
+
 }  // namespace
 
 void register_cpu_hll_kernels(Registry& reg) {
@@ -116,7 +136,7 @@ void register_cpu_hll_kernels(Registry& reg) {
   add_kernel<HllSerialColMajor>(reg, "cpu.hll.serial.col_major", Format::hll, Backend::cpu, false,
                                 "serial HLL, column-major within each hack, vectorised across rows (seed 000)");
   add_kernel<HllOmpGuided>(reg, "cpu.hll.omp.guided", Format::hll, Backend::cpu, true,
-                           "OpenMP HLL, column-major hacks, schedule(guided) over hacks (seed 000)");
+                           "OpenMP HLL, column-major hacks, schedule(guided) over hacks (seed 000)", false, hll_omp_cost);
 }
 
 }  // namespace spkit

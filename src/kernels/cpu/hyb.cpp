@@ -7,12 +7,19 @@
 #include <string>
 #include <vector>
 
+#include "kernels/cost_model.hpp"
 #include "kernels/cpu/cpu_common.hpp"
 #include "spkit/formats/hyb.hpp"
 #include "spkit/kernel.hpp"
 
 namespace spkit {
 namespace {
+
+// Fractions of copy bandwidth cpu.hyb.omp reaches over the bytes of its two parts: its ELL part runs at
+// about 0.55x of cpu.hll.omp.guided per byte in the interleaved 1-thread runs of docs/perf/selector.md;
+// the COO part is a scalar scatter (power-law: 2x slower than CSR).
+constexpr double kHybOmpEllEfficiency = 0.5;
+constexpr double kHybOmpCooEfficiency = 0.3;
 
 constexpr std::int64_t kTile = 512;  // rows accumulated together in the ELL part
 
@@ -75,11 +82,29 @@ class HybOmp : public CpuSpmvPlan<T> {
   std::vector<std::int64_t> coo_cut_;
 };
 
+// Cost model of cpu.hyb.omp: the ELL part at the ELL kernels' efficiency, the COO part (a scalar
+// scatter) at a lower one; both from docs/perf/selector.md.
+CostEstimate hyb_omp_cost(const MatrixStats& s, Precision p, const PlanOptions& o) {
+  CostEstimate e;
+  e.applicable = true;
+  e.bytes = cost::in(s.bytes_hyb, p) + cost::vector_bytes(s, p);
+  const double coo_bytes = static_cast<double>(s.hyb_coo_entries) * static_cast<double>(8 + cost::value_bytes(p));
+  const double ell_bytes = static_cast<double>(e.bytes) - coo_bytes;
+  e.efficiency = cost::with_gathers(
+      static_cast<double>(e.bytes) / (ell_bytes / kHybOmpEllEfficiency + coo_bytes / kHybOmpCooEfficiency), e.bytes, s,
+      Backend::cpu);
+  e.launch_us = 2 + 0.5 * o.threads;
+  e.convert_bytes = cost::in(s.bytes_csr, p) + cost::in(s.bytes_hyb, p);
+  e.note = "ELL width " + std::to_string(s.hyb_width) + ", COO " + std::to_string(s.hyb_coo_entries) + " entries";
+  return e;
+}
+
 }  // namespace
 
 void register_cpu_hyb_kernels(Registry& reg) {
   add_kernel<HybOmp>(reg, "cpu.hyb.omp", Format::hyb, Backend::cpu, true,
-                     "OpenMP HYB: column-major ELL part in row tiles, COO overflow split at row boundaries (seed 001)");
+                     "OpenMP HYB: column-major ELL part in row tiles, COO overflow split at row boundaries (seed 001)",
+                     false, hyb_omp_cost);
 }
 
 }  // namespace spkit

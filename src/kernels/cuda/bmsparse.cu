@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "kernels/cost_model.hpp"
 #include "kernels/cuda/cuda_common.cuh"
 #include "kernels/format_costs.hpp"
 #include "spkit/formats/bmsparse.hpp"
@@ -372,9 +373,31 @@ template <class T> using BmSparseBatchPlan = BmSparsePlan<T, true>;
 }  // namespace spkit::cuda
 
 namespace spkit {
+namespace {
+// Cost model: 64 threads per 8x8 block row leave most lanes idle unless blocks are dense: 38% of copy on
+// banded (29 nz/block), 37% on fem (15), 31% on lap3d27 (10), 23% on lap2d (5.7) in fp64, about 0.7x
+// that in fp32 (docs/perf/data/gpu-bench-h100-large.csv). Under 2 non-zeros per block its metadata
+// outweighs the values: not applicable. A block row is one thread block walking its blocks in turn, so a
+// very long row serializes: ~1 us per 8x8 block of it (circuit's 941k-entry row: 112 ms).
+CostEstimate bmsparse_base_cost(const MatrixStats& s, Precision p, const PlanOptions&) {
+  if (s.nnz > 0 && s.bm_nnz_per_block < 2)
+    return cost::not_applicable(std::to_string(s.bm_nnz_per_block).substr(0, 4) + " non-zeros per 8x8 block");
+  CostEstimate e;
+  e.applicable = true;
+  e.bytes = cost::in(s.bytes_bmsparse, p) + cost::vector_bytes(s, p);
+  const double eff = std::min(0.42, 0.18 + 0.011 * s.bm_nnz_per_block);
+  e.efficiency = cost::with_gathers(p == Precision::f64 ? eff : 0.7 * eff, e.bytes, s, Backend::cuda);
+  e.launch_us = 5 + 0.95 * static_cast<double>(std::max<std::int64_t>(0, s.row_nnz_max - 64)) / 8;
+  e.convert_bytes = cost::in(s.bytes_csr, p) + cost::in(s.bytes_bmsparse, p);
+  e.note = std::to_string(s.bm_nnz_per_block).substr(0, 4) + " non-zeros per block";
+  return e;
+}
+}  // namespace
+
 void register_cuda_bmsparse_kernels(Registry& reg) {
   add_kernel<cuda::BmSparseBasePlan>(reg, "cuda.bmsparse.base", Format::bmsparse, Backend::cuda, false,
-                                     "bmSparse BASE: 64 threads per block row, 8-lane shuffle reductions (seed 003)");
+                                     "bmSparse BASE: 64 threads per block row, 8-lane shuffle reductions (seed 003)", false,
+                                     bmsparse_base_cost);
   add_kernel<cuda::BmSparseBatchPlan>(reg, "cuda.bmsparse.batch", Format::bmsparse, Backend::cuda, false,
                                       "bmSparse BATCH: 32x8 threads, warp per row over 4 blocks at a time (seed 003)");
   // Efficiency: fraction of the H100's copy bandwidth over the own bytes (docs/perf/cuda-dia-bm.md).

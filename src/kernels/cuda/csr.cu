@@ -10,6 +10,7 @@
 #include <limits>
 #include <string>
 
+#include "kernels/cost_model.hpp"
 #include "kernels/cuda/cuda_common.cuh"
 #include "spkit/kernel.hpp"
 #include "spkit/stats.hpp"
@@ -467,6 +468,62 @@ class CsrAdaptivePlan : public CudaSpmvPlan<T> {
   Launch launch_;
 };
 
+// Cost models (KernelInfo::cost). Efficiencies: own bytes over median time as a fraction of the H100's
+// copy bandwidth, fp64 / fp32, from docs/perf/data/gpu-bench-h100-large.csv (16M non-zeros per matrix),
+// net of the 5 us launch (docs/perf/selector.md has the fit). CSR plans count 64-bit row offsets.
+CostEstimate csr_scalar_cost(const MatrixStats& s, Precision p, const PlanOptions&) {
+  CostEstimate e;
+  e.applicable = true;
+  e.bytes = cost::csr_bytes(s, p);
+  // Thread per row: ~100% of copy on lap2d/lap3d7/road (<= 7 per row, launch apart); longer rows put the
+  // 32 lanes of a warp on 32 separate cache lines (fp64: 62% on banded, 27% on lap3d27; fp32 suffers
+  // less); a warp waits for its longest row, and one thread reads the longest row alone at ~0.1 GB/s
+  // (circuit: 104 ms for a 941k-entry row).
+  const double shortness = p == Precision::f64 ? (s.row_nnz_mean > 8 ? std::pow(8.0 / s.row_nnz_mean, 1.3) : 1.0)
+                                               : (s.row_nnz_mean > 12 ? 12.0 / s.row_nnz_mean : 1.0);
+  const double eff = shortness / (1 + 0.5 * std::min(cost::row_irregularity(s), 20.0));
+  e.efficiency = cost::with_gathers(
+      cost::with_long_row(eff, e.bytes, static_cast<double>(s.row_nnz_max * cost::row_entry_bytes(p)), 0.1 / 2838, false),
+      e.bytes, s, Backend::cuda);
+  e.launch_us = 5;
+  e.note = "thread per row";
+  return e;
+}
+
+CostEstimate csr_subwarp_cost(const MatrixStats& s, Precision p, const PlanOptions&) {
+  CostEstimate e;
+  e.applicable = true;
+  e.bytes = cost::csr_bytes(s, p);
+  // 95% / 89% on regular rows of >= 5 entries (lap3d7, fem, banded, lap2d; launch apart), 90% / 76%
+  // below 4 per row (road: 2 lanes half idle). Rows longer than 16 x lanes take a block each in a second launch, at about
+  // 5 GB/s per row (circuit's 941k-entry row: 2.6 ms), added to the rest.
+  const int lanes = subwarp_lanes(s.row_nnz_mean);
+  double eff = p == Precision::f64 ? 0.95 : 0.89;
+  if (s.row_nnz_mean < 4) eff *= p == Precision::f64 ? 0.95 : 0.85;
+  const bool long_rows = s.row_nnz_max > 16 * lanes;
+  const double long_bytes = long_rows ? static_cast<double>(s.row_nnz_max * cost::row_entry_bytes(p)) : 0.0;
+  e.efficiency = cost::with_gathers(cost::with_long_row(eff, e.bytes, long_bytes, 5.0 / 2838, false), e.bytes, s,
+                                    Backend::cuda);
+  e.launch_us = long_rows ? 10 : 5;
+  e.note = std::to_string(lanes) + " lanes per row" + (long_rows ? ", longest row by one block" : "");
+  return e;
+}
+
+CostEstimate csr_adaptive_cost(const MatrixStats& s, Precision p, const PlanOptions&) {
+  CostEstimate e;
+  e.applicable = true;
+  e.bytes = cost::csr_bytes(s, p) + static_cast<std::uint64_t>(s.nnz / 1024 + 1) * 8;  // row-block list
+  // 83% / 68% on regular rows (one thread per row in the reduction phase caps it); a long row is one
+  // block at about 8 GB/s (circuit 1.44 ms), overlapped with the other blocks.
+  const double eff = p == Precision::f64 ? 0.83 : 0.68;
+  const double long_bytes =
+      s.row_nnz_max > 1024 ? static_cast<double>(s.row_nnz_max * cost::row_entry_bytes(p)) : 0.0;
+  e.efficiency = cost::with_gathers(cost::with_long_row(eff, e.bytes, long_bytes, 8.0 / 2838, true), e.bytes, s,
+                                    Backend::cuda);
+  e.launch_us = 5;
+  e.note = "row blocks of <= 1024 non-zeros";
+  return e;
+}
 
 // ------------------------------------------------------------------------------------------------
 // Merge-path CSR (ours, after Merrill & Garland, SC'16). The items are the rows (a row "ends") and
@@ -721,7 +778,7 @@ CostEstimate csr_merge_cost(const MatrixStats& st, Precision p, const PlanOption
 
 void register_cuda_csr_kernels(Registry& reg) {
   add_kernel<CsrScalarPlan>(reg, "cuda.csr.scalar", Format::csr, Backend::cuda, false,
-                            "CSR, one thread per row (seed 000 kernel 0, seed 002 CSR-scalar)");
+                            "CSR, one thread per row (seed 000 kernel 0, seed 002 CSR-scalar)", false, csr_scalar_cost);
   add_kernel<CsrVectorPlan>(reg, "cuda.csr.vector", Format::csr, Backend::cuda, false,
                             "CSR, one warp per row, shuffle reduction (seed 000 kernel 1)");
   add_kernel<CsrVectorSharedPlan>(reg, "cuda.csr.vector_shared", Format::csr, Backend::cuda, false,
@@ -733,9 +790,11 @@ void register_cuda_csr_kernels(Registry& reg) {
   add_kernel<CsrVectorTexturePlan>(reg, "cuda.csr.vector_texture", Format::csr, Backend::cuda, false,
                                    "CSR, warp per row, x through a texture object (seed 000 kernel 5)");
   add_kernel<CsrSubwarpPlan>(reg, "cuda.csr.subwarp", Format::csr, Backend::cuda, false,
-                             "CSR, 2-32 lanes per row from the mean row length; rows > 16x lanes by a block each (ours)");
+                             "CSR, 2-32 lanes per row from the mean row length; rows > 16x lanes by a block each (ours)",
+                             false, csr_subwarp_cost);
   add_kernel<CsrAdaptivePlan>(reg, "cuda.csr.adaptive", Format::csr, Backend::cuda, false,
-                              "CSR-adaptive: CSR-stream row blocks + CSR-vector long rows (seed 002)");
+                              "CSR-adaptive: CSR-stream row blocks + CSR-vector long rows (seed 002)", false,
+                              csr_adaptive_cost);
   add_kernel<CsrMergePlan>(reg, "cuda.csr.merge", Format::csr, Backend::cuda, false,
                            "CSR merge-path: equal tiles of rows + non-zeros per block, segmented scan, "
                            "deterministic carry fix-up (ours)",

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "kernels/cuda/convert.cuh"
+#include "kernels/cost_model.hpp"
 #include "kernels/cuda/cuda_common.cuh"
 #include "kernels/cuda/ell_kernel.cuh"
 #include "spkit/formats/ell.hpp"
@@ -49,8 +50,28 @@ class EllColMajorPlan : public CudaSpmvPlan<T> {
 }  // namespace spkit::cuda
 
 namespace spkit {
+namespace {
+// Cost model: 102% / 95% of copy over its own bytes (padding included; net of the 5 us launch; reads
+// alone reach 104% of copy) on the stencils and FEM of docs/perf/data/gpu-bench-h100-large.csv. More than
+// one padded slot per entry: pointless (HLL and HYB cover it), and the width can exhaust device memory.
+CostEstimate ell_col_major_cost(const MatrixStats& s, Precision p, const PlanOptions&) {
+  if (s.ell_padding_ratio > 1.0)
+    return cost::not_applicable("ELL padding " + cost::percent(s.ell_padding_ratio) + " of the non-zeros (width " +
+                                std::to_string(s.ell_width) + ")");
+  CostEstimate e;
+  e.applicable = true;
+  e.bytes = cost::in(s.bytes_ell, p) + cost::vector_bytes(s, p);
+  e.efficiency = cost::with_gathers(p == Precision::f64 ? 1.02 : 0.95, e.bytes, s, Backend::cuda);
+  e.launch_us = 5;
+  e.convert_bytes = cost::in(s.bytes_csr, p) + cost::in(s.bytes_ell, p);
+  e.note = "width " + std::to_string(s.ell_width) + ", padding " + cost::percent(s.ell_padding_ratio);
+  return e;
+}
+}  // namespace
+
 void register_cuda_ell_kernels(Registry& reg) {
   add_kernel<cuda::EllColMajorPlan>(reg, "cuda.ell.col_major", Format::ell, Backend::cuda, false,
-                                    "ELLPACK column-major, one thread per row, coalesced (seeds 001, 002)");
+                                    "ELLPACK column-major, one thread per row, coalesced (seeds 001, 002)", false,
+                                    ell_col_major_cost);
 }
 }  // namespace spkit

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "kernels/cuda/convert.cuh"
+#include "kernels/cost_model.hpp"
 #include "kernels/cuda/cuda_common.cuh"
 #include "spkit/formats/hll.hpp"
 #include "spkit/kernel.hpp"
@@ -160,6 +161,25 @@ template <class T> using HllColMajorPlan = HllPlan<T, HllKernel::col_major>;
 }  // namespace spkit::cuda
 
 namespace spkit {
+namespace {
+// Cost model: 95% / 75% of copy over its own bytes (net of the 5 us launch) on the regular matrices of
+// docs/perf/data/gpu-bench-h100-large.csv (the fp32 gap to ELL is per-element index arithmetic). Padding
+// above one slot per entry: pointless (HYB moves fewer bytes).
+CostEstimate hll_col_major_cost(const MatrixStats& s, Precision p, const PlanOptions& o) {
+  if (o.hack_size != s.hack_size) return cost::not_applicable("statistics are for another hack size");
+  if (s.hll_padding_ratio > 1.0)
+    return cost::not_applicable("HLL padding " + cost::percent(s.hll_padding_ratio) + " of the non-zeros");
+  CostEstimate e;
+  e.applicable = true;
+  e.bytes = cost::in(s.bytes_hll, p) + cost::vector_bytes(s, p);
+  e.efficiency = cost::with_gathers(p == Precision::f64 ? 0.95 : 0.75, e.bytes, s, Backend::cuda);
+  e.launch_us = 5;
+  e.convert_bytes = cost::in(s.bytes_csr, p) + cost::in(s.bytes_hll, p);
+  e.note = "hack " + std::to_string(s.hack_size) + ", padding " + cost::percent(s.hll_padding_ratio);
+  return e;
+}
+}  // namespace
+
 void register_cuda_hll_kernels(Registry& reg) {
   add_kernel<cuda::HllThreadRowPlan>(reg, "cuda.hll.thread_row", Format::hll, Backend::cuda, false,
                                      "HLL row-major, one thread per row (seed 000 HLL kernel 0)");
@@ -168,6 +188,7 @@ void register_cuda_hll_kernels(Registry& reg) {
   add_kernel<cuda::HllWarpRowSharedPlan>(reg, "cuda.hll.warp_row_shared", Format::hll, Backend::cuda, false,
                                          "HLL row-major, warp per row, shared-memory reduction (seed 000 HLL kernel 2)");
   add_kernel<cuda::HllColMajorPlan>(reg, "cuda.hll.col_major", Format::hll, Backend::cuda, false,
-                                    "HLL column-major, one thread per row, coalesced (seed 000 HLL kernel 3)");
+                                    "HLL column-major, one thread per row, coalesced (seed 000 HLL kernel 3)", false,
+                                    hll_col_major_cost);
 }
 }  // namespace spkit

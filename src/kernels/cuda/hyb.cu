@@ -5,6 +5,7 @@
 
 #include <string>
 
+#include "kernels/cost_model.hpp"
 #include "kernels/cuda/cuda_common.cuh"
 #include "kernels/cuda/ell_kernel.cuh"
 #include "spkit/formats/hyb.hpp"
@@ -89,8 +90,39 @@ class HybPlan : public CudaSpmvPlan<T> {
 }  // namespace spkit::cuda
 
 namespace spkit {
+namespace {
+// Cost model: the ELL part as cuda.ell.col_major (102% / 95% of copy), the COO part (row, column, value
+// per entry, warp-segmented sums and one atomic per segment) at kHybCooEfficiency, fitted to power-law in
+// docs/perf/data/gpu-bench-h100-large.csv (docs/perf/selector.md). Each row segment of the COO part
+// ends in one atomicAdd to y, costed as 48 bytes of traffic (road: 1.6M overflowing rows of 1-2 entries
+// made HYB 40% slower than its bytes); the atomics of one long row's segments hit one address and
+// serialize: ~7 ns per 32 entries (circuit's 941k-entry row: +0.2 ms).
+constexpr double kHybCooEfficiency = 0.9;
+constexpr double kHybAtomicBytes = 48;
+constexpr double kHybAtomicUsPer32 = 0.007;
+CostEstimate hyb_cost(const MatrixStats& s, Precision p, const PlanOptions&) {
+  CostEstimate e;
+  e.applicable = true;
+  e.bytes = cost::in(s.bytes_hyb, p) + cost::vector_bytes(s, p);
+  const double coo_bytes = static_cast<double>(s.hyb_coo_entries) * static_cast<double>(8 + cost::value_bytes(p));
+  const double ell_bytes = static_cast<double>(e.bytes) - coo_bytes;
+  const double ell_eff = p == Precision::f64 ? 1.02 : 0.95;
+  // Rows with an overflow: at most one per COO entry, and fewer than a third of the rows (K is the
+  // length that a third of the rows reach).
+  const double overflow_rows = std::min(static_cast<double>(s.hyb_coo_entries), static_cast<double>(s.rows) / 3);
+  e.efficiency = cost::with_gathers(static_cast<double>(e.bytes) / (ell_bytes / ell_eff + coo_bytes / kHybCooEfficiency +
+                                                                   overflow_rows * kHybAtomicBytes),
+                                    e.bytes, s, Backend::cuda);
+  e.launch_us = s.hyb_coo_entries > 0 ? 10 + kHybAtomicUsPer32 * static_cast<double>(s.row_nnz_max - s.hyb_width) / 32 : 5;
+  e.convert_bytes = cost::in(s.bytes_csr, p) + cost::in(s.bytes_hyb, p);
+  e.note = "ELL width " + std::to_string(s.hyb_width) + ", COO " + std::to_string(s.hyb_coo_entries) + " entries";
+  return e;
+}
+}  // namespace
+
 void register_cuda_hyb_kernels(Registry& reg) {
   add_kernel<cuda::HybPlan>(reg, "cuda.hyb", Format::hyb, Backend::cuda, false,
-                            "HYB: column-major ELL part + COO overflow with warp-segmented atomics (seed 001)");
+                            "HYB: column-major ELL part + COO overflow with warp-segmented atomics (seed 001)", false,
+                            hyb_cost);
 }
 }  // namespace spkit

@@ -1,0 +1,252 @@
+// The plan-once API (spkit/plan.hpp): pick or look up a kernel, build its SpmvPlan once, then apply
+// y = alpha*A*x + beta*y on host or device pointers.
+#include "spkit/plan.hpp"
+
+#include <omp.h>
+
+#include <chrono>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "spkit/config.hpp"
+#include "spkit/error.hpp"
+#ifdef SPKIT_HAVE_CUDA
+#include "plan/plan_device.hpp"
+#endif
+
+namespace spkit {
+namespace {
+
+// Every kernel name of `backend` (the list a NotApplicable for a bad name shows).
+std::string kernel_names(Backend backend) {
+  std::string names;
+  for (const KernelInfo& k : registry().all()) {
+    if (k.backend != backend) continue;
+    if (!names.empty()) names += ", ";
+    names += k.name;
+  }
+  return names.empty() ? "none in this build" : names;
+}
+
+const KernelInfo& named_kernel(const std::string& name, Backend backend) {
+  const KernelInfo* k = registry().find(name);
+  if (!k)
+    throw NotApplicable("no kernel named '" + name + "'; kernels for backend " + std::string(to_string(backend)) +
+                        ": auto, " + kernel_names(backend));
+  if (k->backend != backend)
+    throw NotApplicable("kernel '" + name + "' runs on " + std::string(to_string(k->backend)) + ", the plan's backend is " +
+                        std::string(to_string(backend)) + "; kernels for it: auto, " + kernel_names(backend));
+  return *k;
+}
+
+#ifdef SPKIT_HAVE_CUDA
+// A device array owned by the plan (x, y and the product's scratch for host-pointer applies).
+class DeviceArray {
+ public:
+  DeviceArray() = default;
+  DeviceArray(std::size_t bytes, const char* what) : bytes_(bytes) {
+    if (bytes > 0) p_ = plan_device::allocate(bytes, what);
+  }
+  DeviceArray(DeviceArray&& o) noexcept : p_(o.p_), bytes_(o.bytes_) { o.p_ = nullptr, o.bytes_ = 0; }
+  DeviceArray& operator=(DeviceArray&& o) noexcept {
+    if (this != &o) {
+      plan_device::release(p_);
+      p_ = o.p_, bytes_ = o.bytes_;
+      o.p_ = nullptr, o.bytes_ = 0;
+    }
+    return *this;
+  }
+  DeviceArray(const DeviceArray&) = delete;
+  DeviceArray& operator=(const DeviceArray&) = delete;
+  ~DeviceArray() { plan_device::release(p_); }
+  template <class T>
+  T* as() const { return static_cast<T*>(p_); }
+  bool empty() const { return p_ == nullptr; }
+
+ private:
+  void* p_ = nullptr;
+  std::size_t bytes_ = 0;
+};
+#endif
+
+}  // namespace
+
+template <class T>
+struct Plan<T>::Impl {
+  std::int64_t rows = 0, cols = 0;
+  Backend backend = Backend::cpu;
+  int device = 0;
+  int threads = 1;  // the CPU plan's threads, also for the alpha/beta pass
+  Selection selection;
+  std::unique_ptr<SpmvPlan<T>> spmv;
+  double plan_ms = 0;
+  std::vector<T> host_scratch;  // A x before the axpby when beta != 0 (CPU plans), allocated on first need
+#ifdef SPKIT_HAVE_CUDA
+  DeviceArray dx, dy, dscratch;  // host-pointer applies: x and y on the device (made on first need)
+  DeviceArray dscratch_user;     // device-pointer applies with beta != 0: A x before the axpby
+#endif
+
+  void apply_host(const T* x, T* y, T alpha, T beta);
+#ifdef SPKIT_HAVE_CUDA
+  void apply_cuda(const T* x, T* y, T alpha, T beta);
+#endif
+};
+
+template <class T>
+Plan<T>::Plan(const Csr<T>& a, const PlanSettings& settings) : impl_(std::make_unique<Impl>()) {
+  const auto start = std::chrono::steady_clock::now();
+  Impl& p = *impl_;
+  p.rows = a.rows;
+  p.cols = a.cols;
+  p.backend = settings.backend;
+  p.device = settings.device;
+  if (settings.threads < 0) throw Error("Plan: threads must be >= 0 (0: all the process may use)");
+  if (settings.expected_products < 1) throw Error("Plan: expected_products must be >= 1");
+  const int threads = settings.threads > 0 ? settings.threads : omp_get_max_threads();
+  p.threads = threads;
+
+  PlanOptions options;
+  options.threads = threads;
+  options.device = settings.device;
+  if (settings.kernel == "auto") {
+    SelectOptions so;
+    so.backend = settings.backend;
+    so.precision = precision_of<T>();
+    so.threads = threads;
+    so.device = settings.device;
+    so.expected_products = settings.expected_products;
+    p.selection = select_kernel(a, so);
+    // The cost model cannot foresee everything (device memory, a kernel's own limits): when the pick
+    // refuses at plan time, the next candidate is planned, and the reason says so.
+    std::vector<std::string> order{p.selection.kernel};
+    for (const KernelEstimate& c : p.selection.candidates)
+      if (c.applicable && c.kernel != p.selection.kernel) order.push_back(c.kernel);
+    std::string refused;
+    for (const std::string& name : order) {
+      const KernelInfo* k = registry().find(name);
+      if (!k) continue;
+      try {
+        p.spmv = k->template factory<T>()(a, p.selection.options);
+        if (name != p.selection.kernel) {
+          p.selection.reason += "; planned the next candidate " + name + ": " + refused;
+          p.selection.kernel = name;
+        }
+        break;
+      } catch (const NotApplicable& e) {
+        refused += (refused.empty() ? "" : "; ") + name + " refused: " + e.what();
+      } catch (const TooLarge& e) {
+        refused += (refused.empty() ? "" : "; ") + name + ": " + e.what();
+      }
+    }
+    if (!p.spmv) throw NotApplicable("Plan: no candidate kernel accepted the matrix: " + refused);
+  } else {
+    const KernelInfo& k = named_kernel(settings.kernel, settings.backend);
+    p.selection.kernel = k.name;
+    p.selection.options = options;
+    p.selection.reason = "named by the caller";
+    p.spmv = k.template factory<T>()(a, options);
+  }
+  p.plan_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+}
+
+template <class T>
+Plan<T>::~Plan() = default;
+template <class T>
+Plan<T>::Plan(Plan&&) noexcept = default;
+template <class T>
+Plan<T>& Plan<T>::operator=(Plan&&) noexcept = default;
+
+template <class T>
+void Plan<T>::Impl::apply_host(const T* x, T* y, T alpha, T beta) {
+  const std::int64_t n = rows;
+  if (beta == T(0)) {
+    // y is only written: the product goes straight into y, then one scaling pass if alpha != 1.
+    spmv->run(x, y);
+    if (alpha != T(1)) {
+#pragma omp parallel for schedule(static) num_threads(threads)
+      for (std::int64_t i = 0; i < n; ++i) y[i] *= alpha;
+    }
+    return;
+  }
+  host_scratch.resize(static_cast<std::size_t>(n));
+  T* t = host_scratch.data();
+  spmv->run(x, t);
+#pragma omp parallel for schedule(static) num_threads(threads)
+  for (std::int64_t i = 0; i < n; ++i) y[i] = alpha * t[i] + beta * y[i];
+}
+
+#ifdef SPKIT_HAVE_CUDA
+template <class T>
+void Plan<T>::Impl::apply_cuda(const T* x, T* y, T alpha, T beta) {
+  if (rows == 0) return;  // nothing to write
+  plan_device::select_device(device);
+  const std::size_t xb = static_cast<std::size_t>(cols) * sizeof(T), yb = static_cast<std::size_t>(rows) * sizeof(T);
+  // Without columns x is never read (and may be null): y alone says where the vectors live.
+  const plan_device::PointerKind ky = plan_device::pointer_kind(y);
+  const plan_device::PointerKind kx = cols > 0 ? plan_device::pointer_kind(x) : ky;
+  if (kx != ky)
+    throw Error("Plan::apply: x and y must both be host or both be device pointers (x is " +
+                std::string(kx == plan_device::PointerKind::host ? "host" : "device") + ", y is " +
+                std::string(ky == plan_device::PointerKind::host ? "host" : "device") + ")");
+  const bool plain = alpha == T(1) && beta == T(0);
+  if (kx == plan_device::PointerKind::device) {
+    // Device pointers: no copies. With beta != 0 the product goes to scratch, then one fused pass.
+    if (beta == T(0)) {
+      spmv->run(x, y);
+      if (!plain) plan_device::axpby<T>(rows, alpha, y, T(0), y);
+      return;
+    }
+    if (dscratch_user.empty()) dscratch_user = DeviceArray(yb, "plan scratch (A x)");
+    spmv->run(x, dscratch_user.as<T>());
+    plan_device::axpby<T>(rows, alpha, dscratch_user.as<T>(), beta, y);
+    return;
+  }
+  // Host pointers: x (and y when it is read) go up through buffers allocated once, y comes back.
+  if (dx.empty()) dx = DeviceArray(xb, "plan x");
+  if (dy.empty()) dy = DeviceArray(yb, "plan y");
+  plan_device::upload(dx.as<T>(), x, xb);
+  if (beta == T(0)) {
+    spmv->run(dx.as<T>(), dy.as<T>());
+    if (!plain) plan_device::axpby<T>(rows, alpha, dy.as<T>(), T(0), dy.as<T>());
+  } else {
+    if (dscratch.empty()) dscratch = DeviceArray(yb, "plan scratch (A x)");
+    plan_device::upload(dy.as<T>(), y, yb);
+    spmv->run(dx.as<T>(), dscratch.as<T>());
+    plan_device::axpby<T>(rows, alpha, dscratch.as<T>(), beta, dy.as<T>());
+  }
+  plan_device::download(y, dy.as<T>(), yb);  // synchronizes: a fault in the product surfaces here
+}
+#endif
+
+template <class T>
+void Plan<T>::apply(const T* x, T* y, T alpha, T beta) {
+  Impl& p = *impl_;
+  if ((p.cols > 0 && !x) || (p.rows > 0 && !y)) throw Error("Plan::apply: null x or y");
+  if (p.backend == Backend::cpu) return p.apply_host(x, y, alpha, beta);
+#ifdef SPKIT_HAVE_CUDA
+  return p.apply_cuda(x, y, alpha, beta);
+#else
+  throw DeviceError("Plan::apply", "this build of spkit has no CUDA support");
+#endif
+}
+
+template <class T>
+std::int64_t Plan<T>::rows() const { return impl_->rows; }
+template <class T>
+std::int64_t Plan<T>::cols() const { return impl_->cols; }
+template <class T>
+const std::string& Plan<T>::kernel() const { return impl_->selection.kernel; }
+template <class T>
+Backend Plan<T>::backend() const { return impl_->backend; }
+template <class T>
+const Selection& Plan<T>::selection() const { return impl_->selection; }
+template <class T>
+double Plan<T>::plan_ms() const { return impl_->plan_ms; }
+template <class T>
+std::uint64_t Plan<T>::bytes_moved() const { return impl_->spmv->bytes_moved(); }
+
+template class Plan<float>;
+template class Plan<double>;
+
+}  // namespace spkit

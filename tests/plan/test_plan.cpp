@@ -1,0 +1,197 @@
+// The plan-once API on the CPU: auto and named kernels, every alpha/beta case (beta = 0 must not read
+// y, which holds NaN), repeated applies with one plan, and the errors a caller can make.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "common/test_matrices.hpp"
+#include "plan/plan_check.hpp"
+#include "spkit/device.hpp"
+#include "spkit/error.hpp"
+#include "spkit/gen.hpp"
+#include "spkit/plan.hpp"
+
+namespace spkit::test {
+namespace {
+
+struct Coeffs {
+  double alpha, beta;
+};
+const std::vector<Coeffs> kCoeffs = {{1, 0}, {2.5, 0}, {-1, 1}, {0.5, -2}, {1, 1}, {0, 3}};
+
+// A small matrix with empty rows, a long row and a non-square shape: enough to trip a wrong stride.
+Csr<double> test_matrix() {
+  std::vector<std::int64_t> lengths(97);
+  for (std::size_t i = 0; i < lengths.size(); ++i) lengths[i] = static_cast<std::int64_t>((i * 7) % 11);
+  lengths[13] = 0;
+  lengths[40] = 70;
+  return random_rows(97, 83, lengths, 7);
+}
+
+template <class T>
+void check_plan(Plan<T>& plan, const Csr<T>& a, const std::string& what) {
+  for (const Coeffs& c : kCoeffs) {
+    for (int rep = 0; rep < 2; ++rep) {  // one plan, applied again with a new x
+      const std::uint64_t seed = fresh_seed();
+      const auto xd = random_vector(a.cols, seed);
+      const auto yd = random_vector(a.rows, seed + 1);
+      std::vector<T> x(xd.begin(), xd.end());
+      std::vector<T> y0(yd.begin(), yd.end());
+      // beta == 0: y must not be read, so it starts as NaN.
+      if (c.beta == 0) y0.assign(y0.size(), std::numeric_limits<T>::quiet_NaN());
+      std::vector<T> y = y0;
+      plan.apply(x.data(), y.data(), T(c.alpha), T(c.beta));
+      expect_axpby_product(a, x, y0, T(c.alpha), T(c.beta), y,
+                           what + " alpha " + std::to_string(c.alpha) + " beta " + std::to_string(c.beta) +
+                               " seed " + std::to_string(seed));
+    }
+  }
+}
+
+template <class T>
+void check_cpu_kernels() {
+  const Csr<T> a = csr_cast<T>(test_matrix());
+  PlanSettings s;
+  s.threads = 2;
+  Plan<T> automatic(a, s);
+  EXPECT_EQ(automatic.backend(), Backend::cpu);
+  ASSERT_NE(registry().find(automatic.kernel()), nullptr);
+  EXPECT_EQ(registry().find(automatic.kernel())->backend, Backend::cpu);
+  EXPECT_FALSE(automatic.selection().reason.empty());
+  EXPECT_EQ(automatic.rows(), a.rows);
+  EXPECT_EQ(automatic.cols(), a.cols);
+  EXPECT_GT(automatic.bytes_moved(), 0u);
+  EXPECT_GE(automatic.plan_ms(), 0.0);
+  check_plan(automatic, a, "auto (" + automatic.kernel() + ")");
+  // Every CPU kernel of the registry through the plan, by name.
+  for (const KernelInfo& k : registry().all()) {
+    if (k.backend != Backend::cpu) continue;
+    s.kernel = k.name;
+    try {
+      Plan<T> named(a, s);
+      EXPECT_EQ(named.kernel(), k.name);
+      check_plan(named, a, k.name);
+    } catch (const NotApplicable&) {
+      // a kernel may refuse a matrix (the registry test covers that it says so)
+    }
+  }
+}
+
+TEST(Plan, CpuDoubleAutoAndNamed) { check_cpu_kernels<double>(); }
+TEST(Plan, CpuFloatAutoAndNamed) { check_cpu_kernels<float>(); }
+
+TEST(Plan, GeneratedMatricesAuto) {
+  for (const NamedMatrix& m : family_matrices()) {
+    SCOPED_TRACE(m.name);
+    for (std::int64_t products : {std::int64_t{1}, std::int64_t{1000}}) {
+      PlanSettings s;
+      s.expected_products = products;
+      Plan<double> plan(m.a, s);
+      check_plan(plan, m.a, m.name + " auto (" + plan.kernel() + ")");
+    }
+  }
+}
+
+TEST(Plan, EmptyMatrix) {
+  Csr<double> a;
+  a.rows = 5;
+  a.cols = 3;
+  a.row_ptr.assign(6, 0);
+  Plan<double> plan(a);
+  std::vector<double> x(3, 1.0), y(5, std::numeric_limits<double>::quiet_NaN());
+  plan.apply(x.data(), y.data(), 2.0, 0.0);
+  for (double v : y) EXPECT_EQ(v, 0.0);
+  std::vector<double> y2(5, 4.0);
+  plan.apply(x.data(), y2.data(), 2.0, 0.5);
+  for (double v : y2) EXPECT_EQ(v, 2.0);
+}
+
+TEST(Plan, UnknownKernelNameListsTheKernels) {
+  const Csr<double> a = test_matrix();
+  PlanSettings s;
+  s.kernel = "cpu.csr.no_such_kernel";
+  try {
+    Plan<double> plan(a, s);
+    FAIL() << "an unknown kernel name was accepted";
+  } catch (const NotApplicable& e) {
+    const std::string msg = e.what();
+    EXPECT_NE(msg.find("cpu.csr.no_such_kernel"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("cpu.csr.serial"), std::string::npos) << "the message lists the kernels: " << msg;
+  }
+}
+
+TEST(Plan, KernelOfAnotherBackendIsRefused) {
+  const Csr<double> a = test_matrix();
+  PlanSettings s;
+  s.kernel = "cpu.csr.serial";
+  s.backend = Backend::cuda;
+  try {
+    Plan<double> plan(a, s);
+    FAIL() << "a CPU kernel was accepted for a CUDA plan";
+  } catch (const NotApplicable& e) {
+    EXPECT_NE(std::string(e.what()).find("runs on cpu"), std::string::npos) << e.what();
+  }
+}
+
+TEST(Plan, BadSettingsAreRefused) {
+  const Csr<double> a = test_matrix();
+  PlanSettings s;
+  s.threads = -1;
+  EXPECT_THROW(Plan<double>(a, s), Error);
+  s.threads = 0;
+  s.expected_products = 0;
+  EXPECT_THROW(Plan<double>(a, s), Error);
+}
+
+TEST(Plan, NullPointersAreRefused) {
+  const Csr<double> a = test_matrix();
+  Plan<double> plan(a);
+  std::vector<double> y(static_cast<std::size_t>(a.rows));
+  EXPECT_THROW(plan.apply(nullptr, y.data()), Error);
+}
+
+TEST(Plan, MovedPlanStillWorks) {
+  const Csr<double> a = test_matrix();
+  Plan<double> first(a);
+  Plan<double> second(std::move(first));
+  check_plan(second, a, "moved plan");
+}
+
+TEST(Plan, CudaPlanWithoutDeviceSaysSo) {
+  if (gpu_count() > 0) GTEST_SKIP() << "a CUDA device is present: the no-device path is not reachable here";
+  const Csr<double> a = test_matrix();
+  PlanSettings s;
+  s.backend = Backend::cuda;
+  // auto on CUDA without a device: either no CUDA kernel is registered (CPU build) or planning fails
+  // on the device; both are spkit::Error with a message, never a crash.
+  EXPECT_THROW(Plan<double>(a, s), Error);
+}
+
+}  // namespace
+}  // namespace spkit::test
+
+namespace spkit::test {
+namespace {
+
+// The README's example (host part), word for word except for the matrix source.
+TEST(Plan, ReadmeExample) {
+  spkit::GenOptions gen;
+  gen.family = "lap2d";
+  gen.n = 30;
+  spkit::Csr<double> a = spkit::generate(gen);
+  spkit::PlanSettings settings;
+  settings.expected_products = 500;
+  spkit::Plan<double> plan(a, settings);
+  EXPECT_FALSE(plan.selection().reason.empty()) << plan.kernel();
+  std::vector<double> x(a.cols, 1.0), y(a.rows);
+  plan.apply(x.data(), y.data());
+  std::vector<double> y1 = y;
+  plan.apply(x.data(), y.data(), 2.0, 1.0);
+  for (std::size_t i = 0; i < y.size(); ++i) EXPECT_NEAR(y[i], 3.0 * y1[i], 1e-12 * (1 + std::fabs(y1[i])));
+}
+
+}  // namespace
+}  // namespace spkit::test

@@ -1,0 +1,98 @@
+// The plan-once API on the GPU: device pointers (no copies), host pointers (through the plan's device
+// buffers), every alpha/beta case with NaN in y for beta = 0, auto and every CUDA kernel by name.
+#include <cuda_runtime.h>
+#include <gtest/gtest.h>
+
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "common/test_matrices.hpp"
+#include "plan/plan_check.hpp"
+#include "spkit/device.hpp"
+#include "spkit/error.hpp"
+#include "spkit/plan.hpp"
+
+namespace spkit::test {
+namespace {
+
+#define REQUIRE_GPU() \
+  if (gpu_count() == 0) GTEST_SKIP() << "no CUDA device on this machine: GPU plan check compiled but not run"
+
+template <class T>
+struct DeviceVector {
+  T* p = nullptr;
+  explicit DeviceVector(const std::vector<T>& h) {
+    EXPECT_EQ(cudaMalloc(&p, std::max<std::size_t>(1, h.size()) * sizeof(T)), cudaSuccess);
+    EXPECT_EQ(cudaMemcpy(p, h.data(), h.size() * sizeof(T), cudaMemcpyHostToDevice), cudaSuccess);
+  }
+  std::vector<T> to_host(std::size_t n) const {
+    std::vector<T> h(n);
+    EXPECT_EQ(cudaMemcpy(h.data(), p, n * sizeof(T), cudaMemcpyDeviceToHost), cudaSuccess);
+    return h;
+  }
+  ~DeviceVector() { cudaFree(p); }
+};
+
+const double kCoeffs[][2] = {{1, 0}, {2.5, 0}, {-1, 1}, {0.5, -2}, {0, 3}};
+
+template <class T>
+void check_cuda_plan(Plan<T>& plan, const Csr<T>& a, const std::string& what) {
+  for (const auto& c : kCoeffs) {
+    const T alpha = T(c[0]), beta = T(c[1]);
+    const std::uint64_t seed = fresh_seed();
+    const auto xd = random_vector(a.cols, seed);
+    const auto yd = random_vector(a.rows, seed + 1);
+    std::vector<T> x(xd.begin(), xd.end()), y0(yd.begin(), yd.end());
+    if (beta == T(0)) y0.assign(y0.size(), std::numeric_limits<T>::quiet_NaN());
+    const std::string tag = what + " alpha " + std::to_string(c[0]) + " beta " + std::to_string(c[1]);
+    // Host pointers.
+    std::vector<T> y = y0;
+    plan.apply(x.data(), y.data(), alpha, beta);
+    expect_axpby_product(a, x, y0, alpha, beta, y, tag + " (host pointers)");
+    // Device pointers.
+    DeviceVector<T> dx(x), dy(y0);
+    plan.apply(dx.p, dy.p, alpha, beta);
+    ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+    expect_axpby_product(a, x, y0, alpha, beta, dy.to_host(y0.size()), tag + " (device pointers)");
+  }
+}
+
+template <class T>
+void check_all_cuda() {
+  std::vector<std::int64_t> lengths(301);
+  for (std::size_t i = 0; i < lengths.size(); ++i) lengths[i] = static_cast<std::int64_t>((i * 5) % 13);
+  lengths[100] = 250;
+  const Csr<T> a = csr_cast<T>(random_rows(301, 280, lengths, 3));
+  PlanSettings s;
+  s.backend = Backend::cuda;
+  Plan<T> automatic(a, s);
+  EXPECT_EQ(registry().find(automatic.kernel())->backend, Backend::cuda);
+  check_cuda_plan(automatic, a, "auto (" + automatic.kernel() + ")");
+  for (const KernelInfo& k : registry().all()) {
+    if (k.backend != Backend::cuda) continue;
+    s.kernel = k.name;
+    try {
+      Plan<T> named(a, s);
+      check_cuda_plan(named, a, k.name);
+    } catch (const NotApplicable&) {
+    }
+  }
+}
+
+TEST(PlanCuda, DoubleHostAndDevicePointers) { REQUIRE_GPU(); check_all_cuda<double>(); }
+TEST(PlanCuda, FloatHostAndDevicePointers) { REQUIRE_GPU(); check_all_cuda<float>(); }
+
+TEST(PlanCuda, MixedPointersAreRefused) {
+  REQUIRE_GPU();
+  const Csr<double> a = random_rows(40, 40, std::vector<std::int64_t>(40, 3), 5);
+  PlanSettings s;
+  s.backend = Backend::cuda;
+  Plan<double> plan(a, s);
+  std::vector<double> x(40, 1.0), y(40, 0.0);
+  DeviceVector<double> dy(y);
+  EXPECT_THROW(plan.apply(x.data(), dy.p), Error);
+}
+
+}  // namespace
+}  // namespace spkit::test
