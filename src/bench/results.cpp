@@ -155,6 +155,7 @@ json spmv_row_json(const SpmvResult& r) {
          {"valid", r.valid},
          {"conversion_ms", num(r.conversion_ms)},
          {"conversion_spmvs", num(r.median_ms > 0 ? r.conversion_ms / r.median_ms : 0.0)},
+         {"optimize_ms", num(r.optimize_ms)},
          {"median_ms", num(r.median_ms)},
          {"mean_ms", num(r.mean_ms)},
          {"min_ms", num(r.min_ms)},
@@ -210,6 +211,7 @@ BenchRow row_from(const json& j) {
   r.status = get_str(j, "status");
   r.valid = get_bool(j, "valid");
   r.conversion_ms = get_num(j, "conversion_ms");
+  r.optimize_ms = get_num(j, "optimize_ms");
   r.median_ms = get_num(j, "median_ms");
   r.mean_ms = get_num(j, "mean_ms");
   r.min_ms = get_num(j, "min_ms");
@@ -274,7 +276,7 @@ const std::vector<std::string>& row_keys() {
          "speedup_over", "l2_flushed", "efficiency",    "rel_l2_error",  "max_abs_error", "note",            "family",
          "rows",          "cols",          "nnz",          "row_nnz_mean",     "row_nnz_std",
          "row_nnz_max",   "empty_rows",    "ell_width",    "ell_padding_ratio", "hll_padding_ratio",
-         "bm_nnz_per_block", "parse_mb_s", "fmm_parse_mb_s"};
+         "bm_nnz_per_block", "parse_mb_s", "fmm_parse_mb_s", "optimize_ms"};
     return k;
   }();
   return keys;
