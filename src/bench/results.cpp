@@ -52,7 +52,9 @@ json machine_json(const MachineInfo& m) {
               {"gpu_count", m.gpu_count},       {"gpu_name", m.gpu_name},
               {"cpu_read_gbs", num(m.cpu_read_gbs)}, {"cpu_copy_gbs", num(m.cpu_copy_gbs)},
               {"cpu_triad_gbs", num(m.cpu_triad_gbs)}, {"gpu_read_gbs", num(m.gpu_read_gbs)},
-              {"gpu_copy_gbs", num(m.gpu_copy_gbs)},   {"gpu_triad_gbs", num(m.gpu_triad_gbs)}};
+              {"gpu_copy_gbs", num(m.gpu_copy_gbs)},   {"gpu_triad_gbs", num(m.gpu_triad_gbs)},
+              {"llc_bytes", m.llc_bytes},       {"llc_source", m.llc_source},
+              {"gpu_l2_bytes", m.gpu_l2_bytes}};
 }
 MachineInfo machine_from(const json& j) {
   MachineInfo m;
@@ -70,6 +72,9 @@ MachineInfo machine_from(const json& j) {
   m.gpu_read_gbs = get_num(j, "gpu_read_gbs");
   m.gpu_copy_gbs = get_num(j, "gpu_copy_gbs");
   m.gpu_triad_gbs = get_num(j, "gpu_triad_gbs");
+  m.llc_bytes = static_cast<std::uint64_t>(get_int(j, "llc_bytes"));
+  m.llc_source = get_str(j, "llc_source");
+  m.gpu_l2_bytes = static_cast<std::uint64_t>(get_int(j, "gpu_l2_bytes"));
   return m;
 }
 

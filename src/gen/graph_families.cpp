@@ -305,6 +305,18 @@ class PulledLattice {
  public:
   PulledLattice(std::int64_t side, int dims, std::uint64_t seed) : side_(side), dims_(dims), seed_(seed) {
     vertices_ = dims == 2 ? side * side : side * side * side;
+    // Labels and jittered positions are read many times per vertex: computed once.
+    label_.resize(static_cast<std::size_t>(vertices_));
+    position_.resize(static_cast<std::size_t>(vertices_) * dims);
+#pragma omp parallel for schedule(static, 4096)
+    for (std::int64_t v = 0; v < vertices_; ++v) {
+      label_[v] = hash3(seed_ ^ kMeshLabelSalt, static_cast<std::uint64_t>(v), 0);
+      const auto c = coords(v);
+      for (int d = 0; d < dims; ++d)
+        position_[v * dims + d] = static_cast<double>(c[d]) +
+                                  0.6 * (unit_from(hash3(seed_ ^ kJitterSalt, static_cast<std::uint64_t>(v),
+                                                         static_cast<std::uint64_t>(d))) - 0.5);
+    }
   }
   std::int64_t vertices() const { return vertices_; }
   int dims() const { return dims_; }
@@ -314,11 +326,7 @@ class PulledLattice {
   }
   std::int64_t id(std::int64_t x, std::int64_t y, std::int64_t z) const { return x + side_ * (y + side_ * z); }
   // Position jittered by up to 0.3 of the spacing in each coordinate (what the numbering sorts by).
-  double position(std::int64_t v, int d) const {
-    const auto c = coords(v);
-    return static_cast<double>(c[d]) + 0.6 * (unit_from(hash3(seed_ ^ kJitterSalt, static_cast<std::uint64_t>(v),
-                                                                static_cast<std::uint64_t>(d))) - 0.5);
-  }
+  double position(std::int64_t v, int d) const { return position_[v * dims_ + d]; }
 
   // Calls f(element) for every triangle/tetrahedron (vertex ids, dims+1 of them) with vertex v.
   template <class F>
@@ -343,9 +351,7 @@ class PulledLattice {
  private:
   // Total order on vertices: random label, ties by id.
   bool before(std::int64_t a, std::int64_t b) const {
-    const std::uint64_t la = hash3(seed_ ^ kMeshLabelSalt, static_cast<std::uint64_t>(a), 0);
-    const std::uint64_t lb = hash3(seed_ ^ kMeshLabelSalt, static_cast<std::uint64_t>(b), 0);
-    return la != lb ? la < lb : a < b;
+    return label_[a] != label_[b] ? label_[a] < label_[b] : a < b;
   }
   // Splits the quad p[0..3] (cyclic order) by the diagonal through its smallest vertex.
   template <class F>
@@ -384,6 +390,8 @@ class PulledLattice {
   std::int64_t side_, vertices_ = 0;
   int dims_;
   std::uint64_t seed_;
+  std::vector<std::uint64_t> label_;
+  std::vector<double> position_;
 };
 
 // The P1 node graph of a pulled lattice: vertices joined when they share an element.
@@ -567,29 +575,32 @@ std::unique_ptr<RowGenerator> make_road_planar(const GenOptions& o) {
     const double dx = mesh.position(a, 0) - mesh.position(b, 0), dy = mesh.position(a, 1) - mesh.position(b, 1);
     return dx * dx + dy * dy;
   };
-  // Rank of neighbour b among a's, shortest first (ties by id): a road joins near crossings.
-  auto rank = [&](std::int64_t a, std::int64_t b) {
-    const double lb = length2(a, b);
-    int r = 0;
-    for (std::int64_t e = tri.ptr[a]; e < tri.ptr[a + 1]; ++e) {
-      const std::int64_t c = tri.adj[e];
-      if (c == b) continue;
-      const double lc = length2(a, c);
-      r += lc < lb || (lc == lb && c < b);
-    }
-    return r;
-  };
-  // Each crossing takes 2, 3 or 4 of its shortest links (30/45/25%); a link stays when both ends take
-  // it. Degree <= 4, mean ~2.5 like real road graphs, a few dead ends.
-  auto keep = [&](std::int64_t v) {
+  // Each crossing takes 2, 3 or 4 of its shortest links (30/45/25%; ties by id); a link stays when
+  // both ends take it. Degree <= 4, mean ~2.4 like real road graphs, a few dead ends.
+  std::vector<std::uint8_t> taken(tri.adj.size(), 0);  // per (v, neighbour) entry of the triangulation
+#pragma omp parallel for schedule(dynamic, 4096)
+  for (std::int64_t v = 0; v < tri.nodes; ++v) {
     const double u = unit_from(hash3(o.seed ^ kRoadKeepSalt, static_cast<std::uint64_t>(v), 0));
-    return u < 0.30 ? 2 : u < 0.75 ? 3 : 4;
+    const int keep = u < 0.30 ? 2 : u < 0.75 ? 3 : 4;
+    for (std::int64_t e = tri.ptr[v]; e < tri.ptr[v + 1]; ++e) {
+      const std::int64_t b = tri.adj[e];
+      const double lb = length2(v, b);
+      int rank = 0;
+      for (std::int64_t q = tri.ptr[v]; q < tri.ptr[v + 1]; ++q) {
+        const std::int64_t c = tri.adj[q];
+        const double lc = length2(v, c);
+        rank += c != b && (lc < lb || (lc == lb && c < b));
+      }
+      taken[e] = rank < keep;
+    }
+  }
+  auto taken_by = [&](std::int64_t w, std::int64_t v) {
+    const auto first = tri.adj.begin() + tri.ptr[w], last = tri.adj.begin() + tri.ptr[w + 1];
+    return taken[std::lower_bound(first, last, static_cast<std::int32_t>(v)) - tri.adj.begin()] != 0;
   };
   NodeGraph roads = build_node_graph(f, tri.nodes, [&](std::int64_t v, std::vector<std::int32_t>& out) {
-    for (std::int64_t e = tri.ptr[v]; e < tri.ptr[v + 1]; ++e) {
-      const std::int64_t w = tri.adj[e];
-      if (rank(v, w) < keep(v) && rank(w, v) < keep(w)) out.push_back(static_cast<std::int32_t>(w));
-    }
+    for (std::int64_t e = tri.ptr[v]; e < tri.ptr[v + 1]; ++e)
+      if (taken[e] && taken_by(tri.adj[e], v)) out.push_back(tri.adj[e]);
   });
   std::vector<std::int32_t> new_of_old =
       ordering == "random"
@@ -616,7 +627,12 @@ Csr<double> generate_rmat(const GenOptions& o, const GenProgress& progress) {
   const std::int64_t n = o.n, edges = n * o.edge_factor;
   int scale = 0;
   while ((std::int64_t{1} << scale) < n) ++scale;
-  const double a = o.rmat_a, ab = o.rmat_a + o.rmat_b, abc = o.rmat_a + o.rmat_b + o.rmat_c;
+  // Quadrant thresholds on 32-bit uniforms: two levels per 64-bit draw, compared without branches.
+  auto threshold = [](double p) {
+    return static_cast<std::uint64_t>(std::min(1.0, std::max(0.0, p)) * 4294967296.0);
+  };
+  const std::uint64_t a = threshold(o.rmat_a), ab = threshold(o.rmat_a + o.rmat_b),
+                      abc = threshold(o.rmat_a + o.rmat_b + o.rmat_c);
   // Graph500 scrambles the vertex labels, so that high degree does not mean low id.
   const IndexPermutation label(static_cast<std::uint64_t>(n), o.seed ^ kRmatLabelSalt);
   auto draw = [&](std::int64_t e, std::int32_t& from, std::int32_t& to) {
@@ -624,9 +640,12 @@ Csr<double> generate_rmat(const GenOptions& o, const GenProgress& progress) {
     std::uint64_t u, v;
     do {  // an edge off the n x n corner of the 2^scale square is drawn again from the same stream
       u = v = 0;
+      std::uint64_t bits = 0;
       for (int level = 0; level < scale; ++level) {
-        const double r = rng.uniform();
-        const std::uint64_t bu = r >= ab, bv = (r >= a && r < ab) || r >= abc;
+        if ((level & 1) == 0) bits = rng.next();
+        const std::uint64_t r = (level & 1) ? bits >> 32 : bits & 0xFFFFFFFFu;
+        const std::uint64_t bu = r >= ab, bv = (static_cast<std::uint64_t>(r >= a) & static_cast<std::uint64_t>(r < ab)) |
+                                               static_cast<std::uint64_t>(r >= abc);
         u = (u << 1) | bu;
         v = (v << 1) | bv;
       }
