@@ -107,7 +107,11 @@ json matrix_json(const MatrixRecord& m) {
               {"bm_nnz_per_block", num(s.bm_nnz_per_block)},
               {"bm_block_histogram", hist},
               {"bytes_csr_f64", s.bytes_csr.f64},
-              {"bytes_csr_f32", s.bytes_csr.f32}};
+              {"bytes_csr_f32", s.bytes_csr.f32},
+              {"diagonals", s.diagonals},
+              {"symmetric", s.symmetric},
+              {"headline", m.headline},
+              {"reps", m.reps}};
 }
 MatrixRecord matrix_from(const json& j) {
   MatrixRecord m;
@@ -119,6 +123,8 @@ MatrixRecord matrix_from(const json& j) {
   m.file_mb = get_num(j, "file_mb");
   m.parse_mb_s = get_num(j, "parse_mb_s");
   m.fmm_parse_mb_s = get_num(j, "fmm_parse_mb_s");
+  m.headline = get_bool(j, "headline");
+  m.reps = static_cast<int>(get_int(j, "reps"));
   MatrixStats& s = m.stats;
   s.rows = get_int(j, "rows");
   s.cols = get_int(j, "cols");
@@ -129,6 +135,8 @@ MatrixRecord matrix_from(const json& j) {
   s.row_nnz_std = get_num(j, "row_nnz_std");
   s.empty_rows = get_int(j, "empty_rows");
   s.max_diag_distance = get_int(j, "max_diag_distance");
+  s.diagonals = get_int(j, "diagonals");
+  s.symmetric = get_bool(j, "symmetric");
   s.ell_width = get_int(j, "ell_width");
   s.ell_padding_ratio = get_num(j, "ell_padding_ratio");
   s.hack_size = static_cast<int>(get_int(j, "hack_size", 32));
@@ -200,6 +208,11 @@ json row_json(const BenchRow& row, const MatrixRecord* m, const MachineInfo& mac
   j["bm_nnz_per_block"] = num(s.bm_nnz_per_block);
   j["parse_mb_s"] = num(m ? m->parse_mb_s : 0.0);
   j["fmm_parse_mb_s"] = num(m ? m->fmm_parse_mb_s : 0.0);
+  const CacheFit fit = cache_fit(s, r.precision, r.backend, machine);
+  j["working_set_bytes"] = fit.working_set_bytes;
+  j["cache_bytes"] = fit.cache_bytes;
+  j["cache_ratio"] = num(fit.ratio);
+  j["in_cache"] = fit.in_cache();
   return j;
 }
 
@@ -255,6 +268,17 @@ std::string csv_field(const json& v) {
 
 }  // namespace
 
+CacheFit cache_fit(const MatrixStats& s, const std::string& precision, const std::string& backend, const MachineInfo& m) {
+  CacheFit f;
+  const std::uint64_t value = precision == "float" ? 4 : 8;
+  const auto nnz = static_cast<std::uint64_t>(s.nnz), rows = static_cast<std::uint64_t>(s.rows),
+             cols = static_cast<std::uint64_t>(s.cols);
+  f.working_set_bytes = (value + 4) * nnz + 4 * rows + value * (rows + cols);  // as csr_effective_bytes
+  f.cache_bytes = backend == "cuda" ? m.gpu_l2_bytes : m.llc_bytes;
+  if (f.cache_bytes > 0) f.ratio = static_cast<double>(f.working_set_bytes) / static_cast<double>(f.cache_bytes);
+  return f;
+}
+
 const MatrixRecord* BenchResults::find_matrix(const std::string& name) const {
   for (const auto& m : matrices)
     if (m.name == name) return &m;
@@ -281,7 +305,8 @@ const std::vector<std::string>& row_keys() {
          "speedup_over", "l2_flushed", "efficiency",    "rel_l2_error",  "max_abs_error", "note",            "family",
          "rows",          "cols",          "nnz",          "row_nnz_mean",     "row_nnz_std",
          "row_nnz_max",   "empty_rows",    "ell_width",    "ell_padding_ratio", "hll_padding_ratio",
-         "bm_nnz_per_block", "parse_mb_s", "fmm_parse_mb_s", "optimize_ms"};
+         "bm_nnz_per_block", "parse_mb_s", "fmm_parse_mb_s", "optimize_ms", "working_set_bytes", "cache_bytes",
+         "cache_ratio", "in_cache"};
     return k;
   }();
   return keys;

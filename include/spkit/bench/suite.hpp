@@ -11,12 +11,19 @@
 
 namespace spkit::bench {
 
-// tiny is for tests (seconds); small is the default (the whole suite in minutes on 2 cores).
-enum class SuiteSize { tiny, small, medium, large };
+// tiny is for tests (seconds); small, medium, large: every family at one size. standard ("default",
+// what `spkit bench` runs): the headline families sized past the last-level cache (working set >= 4x
+// LLC in both precisions: headline_nnz), every other family at small (often in cache, and marked so).
+enum class SuiteSize { tiny, small, medium, large, standard };
 SuiteSize parse_suite_size(const std::string& name);  // throws spkit::Error naming the valid sizes
 std::string to_string(SuiteSize s);
-// Target non-zeros per generated matrix for a size class.
+// Target non-zeros per generated matrix for a size class (standard: its non-headline matrices).
 std::int64_t target_nnz(SuiteSize s);
+// Non-zeros that put a matrix's working set (CSR + x + y, fp32 at 8 bytes per non-zero at least) at
+// 4x `llc_bytes`, plus 5%; capped at kMaxHeadlineNnz (then the report shows the ratio reached).
+// llc_bytes 0 (unknown): target_nnz(large).
+constexpr std::int64_t kMaxHeadlineNnz = 40'000'000;
+std::int64_t headline_nnz(std::uint64_t llc_bytes);
 
 struct SuiteMatrix {
   std::string name;     // short, unique in the suite: "lap3d27", "cage4"
@@ -25,10 +32,13 @@ struct SuiteMatrix {
   bool generated = true;
   GenOptions gen;       // when generated
   std::string path;     // when a file
+  bool headline = false;  // sized past the last-level cache for the headline (standard suite)
 };
 
-// One generated matrix per family of SPEC §6 (lap3d twice: 7 and 27 points) at about target_nnz(size).
-std::vector<SuiteMatrix> generated_suite(SuiteSize size, std::uint64_t seed);
+// One generated matrix per family of SPEC §6 (lap3d twice: 7 and 27 points) and per family with the
+// structure of real matrices (rmat, geometric, fem_mesh, road_planar) at about target_nnz(size);
+// standard: the headline families (fem_mesh, rmat, road_planar) at headline_nnz(llc_bytes) instead.
+std::vector<SuiteMatrix> generated_suite(SuiteSize size, std::uint64_t seed, std::uint64_t llc_bytes = 0);
 // Expands files and folders (non-recursive) into matrix files: .mtx, .mtx.gz, .spkb, sorted by name.
 // Throws spkit::Error for a path that does not exist or a folder with no matrix file.
 std::vector<SuiteMatrix> matrix_files(const std::vector<std::string>& paths);
