@@ -8,6 +8,7 @@
 #include "spkit/bench/runner.hpp"
 #include "spkit/gen.hpp"
 #include "spkit/kernel.hpp"
+#include "spkit/stats.hpp"
 
 namespace spkit::bench {
 
@@ -75,6 +76,15 @@ struct Cell {
 // Kernels the bench runs: registry names matching `patterns`, on the selected device(s); CUDA
 // kernels only when `gpu_available`.
 std::vector<const KernelInfo*> select_kernels(const std::string& patterns, DeviceSelect device, bool gpu_available);
+// Why timing kernel `k` on a matrix with statistics `s` is pointless, or "" when it is not: its format
+// degenerates there (ELL or HLL storing over kMaxPaddedBytesRatio x the bytes of CSR in padding,
+// bmSparse blocks holding under kMinBmNnzPerBlock non-zeros on average). On an R-MAT graph such
+// cells take minutes each and say nothing new; spkit bench skips them (reported, with this reason)
+// unless --all-cells. Comparison kernels are never skipped.
+constexpr double kMaxPaddedBytesRatio = 4.0;
+constexpr double kMinBmNnzPerBlock = 1.5;
+std::string degenerate_format_reason(const KernelInfo& k, const MatrixStats& s);
+
 // The cells of one kernel: precisions x (threads when parallel, else {1}).
 std::vector<Cell> cells_of(const KernelInfo& k, const std::vector<Precision>& precisions, const std::vector<int>& threads);
 
