@@ -273,6 +273,16 @@ def cache_label(ratio, backend):
     return f"in {CACHE_NAME[backend]}" if ratio <= 1 else f"{ratio:.1f}x {CACHE_NAME[backend]}"
 
 
+def structure(m):
+    """The statistics `spkit info` prints, in one cell: row-length spread, nnz per 8x8 block, diagonals,
+    bandwidth, symmetry."""
+    if "row_nnz_mean" not in m:
+        return "-"
+    return (f"{num(m.get('row_nnz_mean')):.1f}±{num(m.get('row_nnz_std')):.1f} (max {m.get('row_nnz_max', '?')})/row, "
+            f"{num(m.get('bm_nnz_per_block')):.1f}/8x8 block, {m.get('diagonals', '?')} diagonals, "
+            f"bandwidth {m.get('max_diag_distance', '?')}" + (", symmetric" if m.get("symmetric") else ""))
+
+
 def vendor_best(res, sel, backend):
     """(best vendor row or best other comparison row, label of what it is)."""
     vendor = res.best([r for r in sel if r.get("comparison") and r["kernel"].startswith(VENDOR_PREFIX[backend])])
@@ -313,10 +323,10 @@ def headline(doc, res):
                     continue
                 ratio = ours["gflops"] / theirs["gflops"] if ours and theirs else 0
                 _, _, cr = cache_of(res, m, backend, prec)
-                config = label_with_threads(ours) if ours else "-"
+                config = f'{ours["kernel"]} ({ours.get("threads", 1)} thr)' if ours else "-"
                 if ours and ours.get("note"):
                     config += f" [{ours['note'][:60]}]"
-                row = [m, prec, fmt_count(res.matrix[m].get("nnz", 0)), cache_label(cr, backend), config,
+                row = [m, prec, fmt_count(res.matrix[m].get("nnz", 0)), structure(res.matrix[m]), cache_label(cr, backend), config,
                        fmt_g(ours and ours["gflops"]),
                        (label_with_threads(theirs) + ("" if what != "best other comparison" else " (no vendor kernel)")) if theirs else "-",
                        fmt_g(theirs and theirs["gflops"]),
@@ -329,9 +339,9 @@ def headline(doc, res):
                         (wins if ratio > 1 else losses).append(f"{m} ({prec}, {ratio:.2f}x)")
                 else:
                     other_rows.append(row)
-        header = ["matrix", "precision", "nnz", "cache", "spkit best (configuration)", "GFLOPS",
+        header = ["matrix", "precision", "nnz", "structure", "cache", "spkit best (configuration)", "GFLOPS",
                   f"{VENDOR_NAME[backend]}", "GFLOPS", "other comparisons, best", "ratio"]
-        align = ["l", "l", "r", "l", "l", "r", "l", "r", "l", "r"]
+        align = ["l", "l", "r", "l", "l", "l", "r", "l", "r", "l", "r"]
         doc.h(3, f"{BACKEND_NAME[backend]}: matrices at >= {HEADLINE_RATIO:.0f}x the {CACHE_NAME[backend]}")
         if head_rows:
             summary = []
