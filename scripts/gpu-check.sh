@@ -5,8 +5,10 @@
 #
 #   scripts/gpu-check.sh prepare [DEPS]   on a machine with the Debian dev packages (the dev box):
 #                                         copies what the GPU machine lacks into DEPS (default .deps)
-#   scripts/gpu-check.sh [run] [--perf] [--deps DEPS] [--out DIR]
+#   scripts/gpu-check.sh [run] [--perf] [--spgemm-perf] [--deps DEPS] [--out DIR]
 #                                         on the GPU machine, from the repository root
+#   GPU_CHECK_FILTER / GPU_CHECK_MEMCHECK_FILTER narrow the GPU tests / the memcheck subset;
+#   GPU_CHECK_RACECHECK_FILTER narrows racecheck, GPU_CHECK_RACECHECK=0 skips it; --spgemm-perf times the GPU SpGEMM kernels (CudaSpgemmPerf).
 #
 # Why "prepare": the GPU machine has cmake, ninja, g++ and nvcc but no CLI11, fmt, nlohmann-json,
 # GoogleTest or zlib headers, and cannot download. `prepare` gathers, from this machine's packages,
@@ -25,9 +27,11 @@ ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 DEPS=$ROOT/.deps
 OUT=${OUT:-$ROOT/gpu-check-out}
 PERF=0
+SPGEMM_PERF=0
 while [[ $# -gt 0 ]]; do
   case $1 in
     --perf) PERF=1 ;;
+    --spgemm-perf) SPGEMM_PERF=1 ;;
     --deps) DEPS=$(realpath -m "$2"); shift ;;
     --out) OUT=$(realpath -m "$2"); shift ;;
     *) if [[ $MODE == prepare ]]; then DEPS=$(realpath -m "$1"); else echo "unknown argument: $1" >&2; exit 2; fi ;;
@@ -141,7 +145,7 @@ run_gtest() {  # label filter [timeout] [prefix command...]
 }
 
 step "GPU tests"
-run_gtest "gtest: CUDA kernels + checks" '*cuda*:*Cuda*' ${GPU_CHECK_TEST_S:-300}
+run_gtest "gtest: CUDA kernels + checks" "${GPU_CHECK_FILTER:-*cuda*:*Cuda*}" ${GPU_CHECK_TEST_S:-300}
 if [[ ${GPU_CHECK_CPU_TESTS:-0} -eq 1 ]]; then
   step "CPU tests (sanity of the same binary)"
   run_gtest "gtest: everything else" '-*cuda*:*Cuda*' 600
@@ -162,15 +166,29 @@ if [[ $PERF -eq 1 ]]; then
   grep -E " ok " "$OUT/perf.txt" | sort -k1,1 -k2,2 -k3,3 -k5,5g | awk '{k=$1" "$2" "$3; if (!(k in s)) {s[k]=1; print}}'
 fi
 
-SUBSET='Registry/AllKernels.*cuda_csr_vector_shared*:Registry/AllKernels.*cuda_csr_adaptive:Registry/AllKernels.*cuda_csr_subwarp:Registry/AllKernels.*cuda_hll_warp_row_shared:Registry/AllKernels.*cuda_hyb:Registry/AllKernels.*cuda_bmsparse*:Registry/AllKernels.*cuda_ell*:Registry/AllKernels.*cuda_hll_col_major'
+if [[ $SPGEMM_PERF -eq 1 ]]; then
+  step "SpGEMM timings (DISABLED CudaSpgemmPerf tests)"
+  start=$SECONDS
+  SPKIT_SPGEMM_CSV=$OUT/spgemm_perf.csv SPKIT_SORT_CSV=$OUT/spgemm_sort.csv timeout ${GPU_CHECK_SPGEMM_PERF_S:-300} \
+    "$TESTS" --gtest_also_run_disabled_tests --gtest_filter="${GPU_CHECK_SPGEMM_PERF_FILTER:-CudaSpgemmPerf.*}" \
+    >"$OUT/spgemm_perf.txt" 2>&1
+  rc=$?
+  cat "$OUT/spgemm_perf.txt" >>"$LOG"
+  [[ $rc -eq 0 ]] && record "SpGEMM timings" ok "$((SECONDS - start)) s, $OUT/spgemm_perf.csv" ||
+    record "SpGEMM timings" FAIL "rc $rc ($((SECONDS - start)) s)"
+  grep -E "^(device|sort |[a-z0-9_]+: )| ok " "$OUT/spgemm_perf.txt" | cut -c1-150
+fi
+
+SUBSET='Registry/AllKernels.*cuda_csr_vector_shared*:Registry/AllKernels.*cuda_csr_adaptive:Registry/AllKernels.*cuda_csr_subwarp:Registry/AllKernels.*cuda_hll_warp_row_shared:Registry/AllKernels.*cuda_hyb:Registry/AllKernels.*cuda_bmsparse*:Registry/AllKernels.*cuda_ell*:Registry/AllKernels.*cuda_hll_col_major:Registry/AllKernels.*cuda_dia*:BmSparseWarp.*:DiaKernels.*'
 if [[ ${GPU_CHECK_SANITIZE:-1} -eq 0 ]]; then
   record "compute-sanitizer" SKIP "GPU_CHECK_SANITIZE=0"
 elif command -v compute-sanitizer >/dev/null; then
   step "compute-sanitizer memcheck"
-  run_gtest "memcheck (subset)" "$SUBSET:Registry/AllKernels.*cuda_cusparse_sell" ${GPU_CHECK_MEMCHECK_S:-240} \
+  run_gtest "memcheck (subset)" "${GPU_CHECK_MEMCHECK_FILTER:-$SUBSET:Registry/AllKernels.*cuda_cusparse_sell:Registry/AllKernels.*cuda_csr_merge:Registry/AllKernels.*cuda_sell_*:CudaSpgemmSanitize.*}" ${GPU_CHECK_MEMCHECK_S:-240} \
     compute-sanitizer --tool memcheck --error-exitcode 99 --print-limit 20
   step "compute-sanitizer racecheck"
-  run_gtest "racecheck (shared-memory kernels)" 'Registry/AllKernels.*cuda_csr_vector_shared*:Registry/AllKernels.*cuda_csr_adaptive:Registry/AllKernels.*cuda_hll_warp_row_shared' ${GPU_CHECK_RACECHECK_S:-150} \
+  [[ ${GPU_CHECK_RACECHECK:-1} -eq 0 ]] && record "racecheck" SKIP "GPU_CHECK_RACECHECK=0" ||
+  run_gtest "racecheck (shared-memory kernels)" "${GPU_CHECK_RACECHECK_FILTER:-Registry/AllKernels.*cuda_csr_vector_shared*:Registry/AllKernels.*cuda_csr_adaptive:Registry/AllKernels.*cuda_hll_warp_row_shared:Registry/AllKernels.*cuda_csr_merge:CudaSpgemmSanitize.*}" ${GPU_CHECK_RACECHECK_S:-150} \
     compute-sanitizer --tool racecheck --error-exitcode 99 --print-limit 20
 else
   record "compute-sanitizer" SKIP "not installed here"

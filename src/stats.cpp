@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "spkit/error.hpp"
+#include "spkit/formats/sell.hpp"
 
 namespace spkit {
 namespace {
@@ -181,6 +182,12 @@ MatrixStats compute_stats(const Csr<double>& a, int hack_size) {
   s.hyb_coo_entries = hyb_overflow;
   const std::uint64_t ub = static_cast<std::uint64_t>(blocks);
   s.bytes_bmsparse = bytes_of(8 * ub + 8 * ub + 8 * (ub + 1) + 8 * static_cast<std::uint64_t>(block_rows + 1), nnz);
+
+  // SELL-C-sigma (window sort + per-slice 16-bit check: one more pass over the rows).
+  const SellShape sell = sell_shape(a);
+  s.sell_padding_ratio = nnz ? static_cast<double>(sell.slots - s.nnz) / static_cast<double>(nnz) : 0.0;
+  s.sell_delta16_fraction = sell.slots ? static_cast<double>(sell.slots_16bit) / static_cast<double>(sell.slots) : 0.0;
+  s.sell_permuted = sell.permuted;
   return s;
 }
 

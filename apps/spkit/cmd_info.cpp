@@ -7,6 +7,7 @@
 
 #include "commands.hpp"
 #include "spkit/error.hpp"
+#include "spkit/formats/sell.hpp"
 #include "spkit/io/matrix_market.hpp"
 #include "spkit/stats.hpp"
 
@@ -49,6 +50,8 @@ nlohmann::json stats_json(const MmHeader& h, const MatrixStats& s) {
   j["ell"] = {{"width", s.ell_width}, {"padding_ratio", s.ell_padding_ratio}, {"bytes", bytes_json(s.bytes_ell)}};
   j["hll"] = {{"hack_size", s.hack_size}, {"padding_ratio", s.hll_padding_ratio}, {"bytes", bytes_json(s.bytes_hll)}};
   j["hyb"] = {{"width", s.hyb_width}, {"coo_entries", s.hyb_coo_entries}, {"bytes", bytes_json(s.bytes_hyb)}};
+  j["sell"] = {{"slice_height", kSellDefaultSliceHeight}, {"sigma", kSellDefaultSigma},
+               {"padding_ratio", s.sell_padding_ratio}, {"delta16_fraction", s.sell_delta16_fraction}};
   // histogram[i] = blocks holding i+1 non-zeros (i = 0..63)
   std::vector<std::int64_t> hist(s.bm_block_histogram.begin() + 1, s.bm_block_histogram.end());
   j["bmsparse"] = {{"blocks", s.bm_blocks},
@@ -85,6 +88,8 @@ void print_text(const std::string& path, const MmHeader& h, const MatrixStats& s
   fmt::print("  ELL             width {}  padding {:.3f} x nnz\n", s.ell_width, s.ell_padding_ratio);
   fmt::print("  HLL             hack size {}  padding {:.3f} x nnz\n", s.hack_size, s.hll_padding_ratio);
   fmt::print("  HYB             width {}  COO part {} entries\n", s.hyb_width, s.hyb_coo_entries);
+  fmt::print("  {:<16}padding {:.3f} x nnz  16-bit column deltas in {:.1f}% of slots\n",
+             "SELL-32-" + std::to_string(kSellDefaultSigma), s.sell_padding_ratio, 100.0 * s.sell_delta16_fraction);
   fmt::print("  bmSparse 8x8    {} blocks, {:.2f} non-zeros per block\n", s.bm_blocks, s.bm_nnz_per_block);
   std::string hist;
   for (int k = 1; k <= 64; ++k)

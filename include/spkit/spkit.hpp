@@ -5,6 +5,7 @@
 #include "spkit/formats/bmsparse.hpp"
 #include "spkit/formats/coo.hpp"
 #include "spkit/formats/csr.hpp"
+#include "spkit/formats/dia.hpp"
 #include "spkit/formats/ell.hpp"
 #include "spkit/formats/hll.hpp"
 #include "spkit/formats/hyb.hpp"

@@ -30,6 +30,11 @@ struct MatrixStats {
   std::int64_t bm_blocks = 0;
   double bm_nnz_per_block = 0;
   std::array<std::int64_t, 65> bm_block_histogram{};  // [k] = blocks with k non-zeros (k = 1..64)
+  // SELL-C-sigma at C = 32, sigma = kSellDefaultSigma (formats/sell.hpp): padded slots / nnz - 1, and the
+  // share of the slots in slices whose column deltas fit 16 bits (what cuda.sell.delta16 compresses)
+  double sell_padding_ratio = 0;
+  double sell_delta16_fraction = 0;
+  bool sell_permuted = false;  // the sigma-window sort was kept (4 bytes per row of permutation)
   // bytes each format would take, fp64 values / fp32 values
   struct Bytes { std::uint64_t f64 = 0, f32 = 0; };
   Bytes bytes_coo, bytes_csr, bytes_ell, bytes_hll, bytes_hyb, bytes_bmsparse;

@@ -11,6 +11,8 @@ void register_cpu_ell_kernels(Registry&);
 void register_cpu_hll_kernels(Registry&);
 void register_cpu_hyb_kernels(Registry&);
 void register_cpu_bmsparse_kernels(Registry&);
+void register_cpu_dia_kernels(Registry&);
+void register_cpu_sell_kernels(Registry&);
 #ifdef SPKIT_HAVE_CUDA
 void register_cuda_csr_kernels(Registry&);
 void register_cuda_ell_kernels(Registry&);
@@ -18,6 +20,8 @@ void register_cuda_hll_kernels(Registry&);
 void register_cuda_hyb_kernels(Registry&);
 void register_cuda_bmsparse_kernels(Registry&);
 void register_cuda_cusparse_kernels(Registry&);
+void register_cuda_dia_kernels(Registry&);
+void register_cuda_sell_kernels(Registry&);
 #endif
 #ifdef SPKIT_HAVE_MKL
 void register_ref_mkl_kernels(Registry&);
@@ -37,6 +41,8 @@ const Registry& registry() {
     register_cpu_hll_kernels(reg);
     register_cpu_hyb_kernels(reg);
     register_cpu_bmsparse_kernels(reg);
+    register_cpu_dia_kernels(reg);
+    register_cpu_sell_kernels(reg);
 #ifdef SPKIT_HAVE_CUDA
     register_cuda_csr_kernels(reg);
     register_cuda_ell_kernels(reg);
@@ -44,6 +50,8 @@ const Registry& registry() {
     register_cuda_hyb_kernels(reg);
     register_cuda_bmsparse_kernels(reg);
     register_cuda_cusparse_kernels(reg);
+    register_cuda_dia_kernels(reg);
+    register_cuda_sell_kernels(reg);
 #endif
 #ifdef SPKIT_HAVE_MKL
     register_ref_mkl_kernels(reg);

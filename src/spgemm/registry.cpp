@@ -7,6 +7,9 @@
 namespace spkit {
 
 // Registration functions (one per file) are declared and called here.
+#ifdef SPKIT_HAVE_CUDA
+void register_cuda_spgemm_kernels(SpgemmRegistry& reg);  // src/spgemm/cuda/spgemm_cuda_common.cu
+#endif
 
 void SpgemmRegistry::add(SpgemmKernelInfo info) {
   if (find(info.name)) throw Error("SpGEMM kernel registered twice: " + info.name);
@@ -29,6 +32,9 @@ std::vector<const SpgemmKernelInfo*> SpgemmRegistry::match(std::string_view patt
 const SpgemmRegistry& spgemm_registry() {
   static const SpgemmRegistry instance = [] {
     SpgemmRegistry reg;
+#ifdef SPKIT_HAVE_CUDA
+    register_cuda_spgemm_kernels(reg);
+#endif
     return reg;
   }();
   return instance;

@@ -31,6 +31,22 @@ Csr<double> random_csr(std::int64_t rows, std::int64_t cols, std::uint64_t seed,
   return a;
 }
 
+Csr<double> banded_csr(std::int64_t rows, std::int64_t cols, const std::vector<std::int64_t>& offsets, bool symmetric,
+                       std::uint64_t seed) {
+  std::vector<std::vector<std::int32_t>> rc(static_cast<std::size_t>(rows));
+  for (std::int64_t i = 0; i < rows; ++i)
+    for (std::int64_t d : offsets)
+      if (i + d >= 0 && i + d < cols) rc[i].push_back(static_cast<std::int32_t>(i + d));
+  Csr<double> a = random_csr(rows, cols, seed, rc);
+  if (symmetric)
+    for (std::int64_t i = 0; i < rows; ++i)
+      for (std::int64_t k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k) {
+        const std::int64_t lo = std::min<std::int64_t>(i, a.col_idx[k]), hi = std::max<std::int64_t>(i, a.col_idx[k]);
+        a.values[k] = 0.25 + static_cast<double>((lo * 31 + hi * 17) % 97) / 97.0;
+      }
+  return a;
+}
+
 Csr<double> random_rows(std::int64_t rows, std::int64_t cols, const std::vector<std::int64_t>& lengths,
                         std::uint64_t seed) {
   std::mt19937_64 rng(seed ^ 0x9e3779b97f4a7c15ull);
@@ -107,6 +123,15 @@ std::vector<NamedMatrix> edge_case_matrices() {
     std::vector<std::int64_t> len(257, 0);
     len[256] = 3;  // only the last row has entries
     add("last_row_only_257", random_rows(257, 300, len, s + 11));
+  }
+  {
+    // Three 32-row slices: narrow columns (16-bit deltas fit), a jump of > 65535 within rows (32-bit
+    // fallback), and narrow columns far from 0 (a large 16-bit base); for SELL's mixed index widths.
+    std::vector<std::vector<std::int32_t>> rc(96);
+    for (int i = 0; i < 32; ++i) rc[i] = {i, i + 7, 300 + i};
+    for (int i = 32; i < 64; ++i) rc[i] = {i, 139000 - i};
+    for (int i = 64; i < 96; ++i) rc[i] = {100000 + i, 100100 + i, 100200};
+    add("mixed_16_32bit_slices_96x140000", random_csr(96, 140000, s + 12, rc));
   }
   return out;
 }

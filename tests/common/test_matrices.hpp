@@ -22,6 +22,11 @@ struct NamedMatrix {
 // in [-1, 1) (never exactly zero, so a missed entry always shows).
 Csr<double> random_csr(std::int64_t rows, std::int64_t cols, std::uint64_t seed,
                        const std::vector<std::vector<std::int32_t>>& row_columns);
+// Entries (i, i + d) for each offset d that lands inside the matrix (bands, stencil-like patterns, far
+// diagonals). Values never zero; with `symmetric` a value depends only on the pair {i, j}, so a square
+// result is exactly symmetric.
+Csr<double> banded_csr(std::int64_t rows, std::int64_t cols, const std::vector<std::int64_t>& offsets, bool symmetric,
+                       std::uint64_t seed = 7);
 // Random matrix with given row lengths (columns distinct, uniform).
 Csr<double> random_rows(std::int64_t rows, std::int64_t cols, const std::vector<std::int64_t>& lengths,
                         std::uint64_t seed);

@@ -4,6 +4,7 @@
 
 #include <string>
 
+#include "common/expect_csr.hpp"
 #include "common/test_matrices.hpp"
 #include "spkit/error.hpp"
 #include "spkit/formats/bmsparse.hpp"
@@ -14,15 +15,6 @@
 
 namespace spkit::test {
 namespace {
-
-template <class T>
-void expect_same_csr(const Csr<T>& a, const Csr<T>& b) {
-  EXPECT_EQ(a.rows, b.rows);
-  EXPECT_EQ(a.cols, b.cols);
-  EXPECT_EQ(a.row_ptr, b.row_ptr);
-  EXPECT_EQ(a.col_idx, b.col_idx);
-  EXPECT_EQ(a.values, b.values);  // exact: conversions only move values
-}
 
 // Hand-made 3 x 5 matrix, rows of length 2, 0, 3, with an explicit zero at (2, 4).
 //   [ 1 . 2 . . ]

@@ -3,12 +3,23 @@
 // (blocks of 32 x 8 threads; warp r handles matrix row r of the block row over 4 blocks at a time).
 // Bitmap convention: element e = 8*r + c is present iff bit (63 - e) is set; its value sits at
 // offsets[block] + popcount of the bits above it.
+//
+// cuda.bmsparse.warp (spkit's own) runs bmSparse + CSR remainder: blocks with at least
+// kBmDenseBlockMinNnz entries stay 8x8 blocks in a compact layout (32-bit block column and 64-bit
+// bitmap per block; one 64-bit block pointer and one 64-bit value pointer per block row; the value
+// offset of each block is derived in the warp from a popcount prefix sum instead of being stored),
+// and the entries of sparser blocks form a CSR remainder, summed in the same kernel (y written once).
+// A lane-per-value variant (coalesced value loads, popcount search of each value's element) was
+// measured 1.1-1.7x slower and removed (docs/perf/cuda-dia-bm.md).
 #include <cuda_runtime.h>
+#include <omp.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
 #include "kernels/cuda/cuda_common.cuh"
+#include "kernels/format_costs.hpp"
 #include "spkit/formats/bmsparse.hpp"
 #include "spkit/kernel.hpp"
 
@@ -125,6 +136,235 @@ class BmSparsePlan : public CudaSpmvPlan<T> {
   Launch launch_;
 };
 
+// ---------------------------------------------------------------------------------------------
+// bmSparse + CSR remainder (cuda.bmsparse.warp).
+
+// Calls fn(block_col, begin, end, nr) for every 8x8 block of block row br in column order, where
+// [begin[r], end[r]) are the CSR positions of row r of the block (nr rows in this block row).
+template <class T, class Fn>
+void for_each_block(const Csr<T>& a, std::int64_t br, Fn&& fn) {
+  const std::int64_t r0 = br * 8;
+  const int nr = static_cast<int>(std::min<std::int64_t>(8, a.rows - r0));
+  std::int64_t pos[8], end[8], begin[8];
+  for (int r = 0; r < nr; ++r) pos[r] = a.row_ptr[r0 + r], end[r] = a.row_ptr[r0 + r + 1];
+  for (;;) {
+    std::int64_t bc = -1;
+    for (int r = 0; r < nr; ++r)
+      if (pos[r] < end[r]) {
+        const std::int64_t c = a.col_idx[pos[r]] >> 3;
+        if (bc < 0 || c < bc) bc = c;
+      }
+    if (bc < 0) return;
+    for (int r = 0; r < nr; ++r) {
+      begin[r] = pos[r];
+      while (pos[r] < end[r] && (a.col_idx[pos[r]] >> 3) == bc) ++pos[r];
+    }
+    fn(bc, begin, pos, nr);
+  }
+}
+
+template <class T>
+struct BmSplitHost {
+  std::vector<std::int64_t> block_ptr, value_ptr;  // block_rows + 1
+  std::vector<std::uint32_t> block_col;            // per kept block
+  std::vector<std::uint64_t> bitmap;               // per kept block
+  std::vector<T> values;                           // kept blocks' entries, block by block, row-major
+  std::vector<std::int64_t> rem_ptr;               // rows + 1 (empty when the remainder is empty)
+  std::vector<std::int32_t> rem_col;
+  std::vector<T> rem_val;
+};
+
+template <class T>
+BmSplitHost<T> split_bmsparse(const Csr<T>& a) {
+  const std::int64_t rows = a.rows, block_rows = (rows + 7) / 8;
+  BmSplitHost<T> h;
+  h.block_ptr.assign(static_cast<std::size_t>(block_rows) + 1, 0);
+  h.value_ptr.assign(static_cast<std::size_t>(block_rows) + 1, 0);
+  std::vector<std::int64_t> rem_len(static_cast<std::size_t>(rows) + 1, 0);
+  auto block_nnz = [](const std::int64_t* b, const std::int64_t* e, int nr) {
+    std::int64_t n = 0;
+    for (int r = 0; r < nr; ++r) n += e[r] - b[r];
+    return n;
+  };
+  // Pass 1: kept blocks and values per block row, remainder entries per row.
+#pragma omp parallel for schedule(dynamic, 256)
+  for (std::int64_t br = 0; br < block_rows; ++br)
+    for_each_block(a, br, [&](std::int64_t, const std::int64_t* b, const std::int64_t* e, int nr) {
+      const std::int64_t n = block_nnz(b, e, nr);
+      if (n >= kBmDenseBlockMinNnz) {
+        ++h.block_ptr[br + 1];
+        h.value_ptr[br + 1] += n;
+      } else {
+        for (int r = 0; r < nr; ++r) rem_len[br * 8 + r + 1] += e[r] - b[r];
+      }
+    });
+  for (std::int64_t br = 0; br < block_rows; ++br) {
+    h.block_ptr[br + 1] += h.block_ptr[br];
+    h.value_ptr[br + 1] += h.value_ptr[br];
+  }
+  for (std::int64_t i = 0; i < rows; ++i) rem_len[i + 1] += rem_len[i];
+  const std::int64_t rem_nnz = rows > 0 ? rem_len[rows] : 0;
+  h.block_col.resize(static_cast<std::size_t>(h.block_ptr[block_rows]));
+  h.bitmap.resize(h.block_col.size());
+  h.values.resize(static_cast<std::size_t>(h.value_ptr[block_rows]));
+  h.rem_col.resize(static_cast<std::size_t>(rem_nnz));
+  h.rem_val.resize(static_cast<std::size_t>(rem_nnz));
+  // Pass 2: fill (each block row writes only its own ranges).
+#pragma omp parallel for schedule(dynamic, 256)
+  for (std::int64_t br = 0; br < block_rows; ++br) {
+    std::int64_t blk = h.block_ptr[br], val = h.value_ptr[br];
+    std::int64_t rem[8];
+    for (int r = 0; r < 8 && br * 8 + r < rows; ++r) rem[r] = rem_len[br * 8 + r];
+    for_each_block(a, br, [&](std::int64_t bc, const std::int64_t* b, const std::int64_t* e, int nr) {
+      if (block_nnz(b, e, nr) >= kBmDenseBlockMinNnz) {
+        std::uint64_t bits = 0;
+        for (int r = 0; r < nr; ++r)  // row-major: the order of the bitmap's bits, most significant first
+          for (std::int64_t k = b[r]; k < e[r]; ++k) {
+            bits |= std::uint64_t{1} << (63 - (8 * r + (a.col_idx[k] & 7)));
+            h.values[val++] = a.values[k];
+          }
+        h.block_col[blk] = static_cast<std::uint32_t>(bc);
+        h.bitmap[blk++] = bits;
+      } else {
+        for (int r = 0; r < nr; ++r)
+          for (std::int64_t k = b[r]; k < e[r]; ++k) {
+            h.rem_col[rem[r]] = a.col_idx[k];
+            h.rem_val[rem[r]++] = a.values[k];
+          }
+      }
+    });
+  }
+  if (rem_nnz > 0) h.rem_ptr = std::move(rem_len);
+  return h;
+}
+
+// One warp per block row: 4 groups of 8 lanes take 4 blocks per step; lane r of a group owns row r of
+// its block and loads x of column r once, shared by the block's 8 rows through shuffles; each lane
+// loads its row's values itself (contiguous per row, scattered across the warp within the step's
+// values, which come in through L1). The remainder rows are summed by 4 lanes per row.
+template <class T, bool REMAINDER>
+__global__ void __launch_bounds__(256) bmsparse_warp_kernel(
+    std::int64_t rows, std::int64_t cols, std::int64_t block_rows, const std::int64_t* __restrict__ block_ptr,
+    const std::int64_t* __restrict__ value_ptr, const std::uint32_t* __restrict__ block_col,
+    const std::uint64_t* __restrict__ bitmaps, const T* __restrict__ values, const std::int64_t* __restrict__ rem_ptr,
+    const std::int32_t* __restrict__ rem_col, const T* __restrict__ rem_val, const T* __restrict__ x,
+    T* __restrict__ y) {
+  constexpr unsigned kFull = 0xffffffffu;
+  const int lane = threadIdx.x & 31;
+  const std::int64_t br = (static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x) >> 5;
+  if (br >= block_rows) return;  // the whole warp leaves together
+  const int group = lane >> 3, r = lane & 7;
+  const std::int64_t b_end = block_ptr[br + 1];
+  std::int64_t base = value_ptr[br];
+  T sum = 0;
+  // The next step's bitmap and block column are loaded one step ahead, so their memory latency
+  // overlaps this step's value loads instead of adding to it.
+  const std::int64_t b_begin = block_ptr[br];
+  std::uint64_t next_bits = b_begin + group < b_end ? bitmaps[b_begin + group] : 0;
+  std::uint32_t next_col = b_begin + group < b_end ? block_col[b_begin + group] : 0;
+  for (std::int64_t b0 = b_begin; b0 < b_end; b0 += 4) {
+    const bool live = b0 + group < b_end;
+    const std::uint64_t bits = next_bits;
+    const std::int64_t col0 = static_cast<std::int64_t>(next_col) * 8;
+    const std::int64_t ahead = b0 + 4 + group;
+    next_bits = ahead < b_end ? bitmaps[ahead] : 0;
+    next_col = ahead < b_end ? block_col[ahead] : 0;
+    // Value offset of this group's block: exclusive prefix sum of the 4 blocks' popcounts.
+    const int count = __popcll(bits);
+    int incl = count, up = __shfl_up_sync(kFull, incl, 8);
+    if (lane >= 8) incl += up;
+    up = __shfl_up_sync(kFull, incl, 16);
+    if (lane >= 16) incl += up;
+    const std::int64_t block_start = base + incl - count;
+    base += __shfl_sync(kFull, incl, 31);
+    // Row r's entries: its byte of the bitmap (column c at bit 7 - c), after the rows above it.
+    const unsigned row_bits = static_cast<unsigned>(bits >> (56 - 8 * r)) & 0xffu;
+    const std::int64_t row_start = block_start + (r == 0 ? 0 : __popcll(bits >> (64 - 8 * r)));
+    const T x_own = live && col0 + r < cols ? x[col0 + r] : T(0);  // lane r loads column r once
+#pragma unroll
+    for (int c = 0; c < 8; ++c) {
+      const T xc = __shfl_sync(kFull, x_own, (lane & ~7) | c);
+      if (row_bits & (0x80u >> c)) sum += values[row_start + __popc(row_bits >> (8 - c))] * xc;
+    }
+  }
+  sum += __shfl_xor_sync(kFull, sum, 8);
+  sum += __shfl_xor_sync(kFull, sum, 16);  // every lane r of every group now holds row r's block sum
+  const std::int64_t r0 = br * 8;
+  if constexpr (REMAINDER) {  // 4 lanes per row over the row's remainder entries
+    const std::int64_t row = r0 + (lane >> 2);
+    T rest = 0;
+    if (row < rows)
+      for (std::int64_t k = rem_ptr[row] + (lane & 3); k < rem_ptr[row + 1]; k += 4) rest += rem_val[k] * x[rem_col[k]];
+    rest += __shfl_xor_sync(kFull, rest, 1);
+    rest += __shfl_xor_sync(kFull, rest, 2);
+    sum += __shfl_sync(kFull, rest, 4 * r);
+  }
+  if (lane < 8 && r0 + lane < rows) y[r0 + lane] = sum;
+}
+
+template <class T>
+class BmSparseWarpPlan : public CudaSpmvPlan<T> {
+ public:
+  BmSparseWarpPlan(const Csr<T>& a, const PlanOptions& o) : CudaSpmvPlan<T>(a, o) {
+    // Upper bound of the device arrays (every block kept and a full remainder), checked before converting.
+    const std::uint64_t bound = static_cast<std::uint64_t>(a.nnz()) * (sizeof(T) + 16) +
+                                static_cast<std::uint64_t>(a.rows + 9) * 10;
+    check_device_fits(bound, "bmSparse + CSR remainder of this matrix");
+    if (o.memory_budget_bytes && bound > o.memory_budget_bytes)
+      throw TooLarge("bmSparse + CSR remainder of this matrix exceeds the memory budget", bound);
+    const BmSplitHost<T> h = split_bmsparse(a);
+    block_rows_ = static_cast<std::int64_t>(h.block_ptr.size()) - 1;
+    blocks_ = static_cast<std::int64_t>(h.block_col.size());
+    block_nnz_ = static_cast<std::int64_t>(h.values.size());
+    rem_nnz_ = static_cast<std::int64_t>(h.rem_val.size());
+    block_ptr_ = DeviceBuffer<std::int64_t>(h.block_ptr, "bmSparse block_ptr");
+    value_ptr_ = DeviceBuffer<std::int64_t>(h.value_ptr, "bmSparse value_ptr");
+    block_col_ = DeviceBuffer<std::uint32_t>(h.block_col, "bmSparse block_col");
+    bitmap_ = DeviceBuffer<std::uint64_t>(h.bitmap, "bmSparse bitmaps");
+    values_ = DeviceBuffer<T>(h.values, "bmSparse values");
+    rem_ptr_ = DeviceBuffer<std::int64_t>(h.rem_ptr, "remainder row_ptr");
+    rem_col_ = DeviceBuffer<std::int32_t>(h.rem_col, "remainder col_idx");
+    rem_val_ = DeviceBuffer<T>(h.rem_val, "remainder values");
+    launch_.block = dim3(256);  // 8 warps, 8 block rows
+    launch_.grid = dim3(static_cast<unsigned>(blocks_for(block_rows_, 8, this->props())));
+    SPKIT_CUDA_CHECK(cudaDeviceSynchronize());
+  }
+  void run(const T* x, T* y) override {
+    if (this->handle_trivial(y)) return;
+    if (rem_nnz_ > 0) launch<true>(x, y); else launch<false>(x, y);
+  }
+  template <bool REMAINDER>
+  void launch(const T* x, T* y) {
+    const std::int64_t* rp = REMAINDER ? rem_ptr_.get() : nullptr;
+    const std::int32_t* rc = REMAINDER ? rem_col_.get() : nullptr;
+    const T* rv = REMAINDER ? rem_val_.get() : nullptr;
+    bmsparse_warp_kernel<T, REMAINDER><<<launch_.grid, launch_.block>>>(
+        this->rows_, this->cols_, block_rows_, block_ptr_.get(), value_ptr_.get(), block_col_.get(), bitmap_.get(),
+        values_.get(), rp, rc, rv, x, y);
+    SPKIT_LAUNCH_CHECK("bmsparse_warp_kernel");
+  }
+  std::uint64_t bytes_moved() const override {
+    return block_ptr_.bytes() + value_ptr_.bytes() + block_col_.bytes() + bitmap_.bytes() + values_.bytes() +
+           rem_ptr_.bytes() + rem_col_.bytes() + rem_val_.bytes() +
+           static_cast<std::uint64_t>(this->rows_ + this->cols_) * sizeof(T);
+  }
+  std::string detail() const override {
+    const double per_block = blocks_ ? static_cast<double>(block_nnz_) / static_cast<double>(blocks_) : 0.0;
+    const double share = this->nnz_ ? 100.0 * static_cast<double>(block_nnz_) / static_cast<double>(this->nnz_) : 0.0;
+    return std::to_string(blocks_) + " blocks (" + std::to_string(per_block).substr(0, 4) + " nz/block, " +
+           std::to_string(static_cast<int>(share + 0.5)) + "% of nz), CSR remainder " + std::to_string(rem_nnz_) + " nz";
+  }
+
+ private:
+  std::int64_t block_rows_ = 0, blocks_ = 0, block_nnz_ = 0, rem_nnz_ = 0;
+  DeviceBuffer<std::int64_t> block_ptr_, value_ptr_, rem_ptr_;
+  DeviceBuffer<std::uint32_t> block_col_;
+  DeviceBuffer<std::uint64_t> bitmap_;
+  DeviceBuffer<std::int32_t> rem_col_;
+  DeviceBuffer<T> values_, rem_val_;
+  Launch launch_;
+};
+
 template <class T> using BmSparseBasePlan = BmSparsePlan<T, false>;
 template <class T> using BmSparseBatchPlan = BmSparsePlan<T, true>;
 
@@ -137,5 +377,16 @@ void register_cuda_bmsparse_kernels(Registry& reg) {
                                      "bmSparse BASE: 64 threads per block row, 8-lane shuffle reductions (seed 003)");
   add_kernel<cuda::BmSparseBatchPlan>(reg, "cuda.bmsparse.batch", Format::bmsparse, Backend::cuda, false,
                                       "bmSparse BATCH: 32x8 threads, warp per row over 4 blocks at a time (seed 003)");
+  // Efficiency: fraction of the H100's copy bandwidth over the own bytes (docs/perf/cuda-dia-bm.md).
+  add_kernel<cuda::BmSparseWarpPlan>(
+      reg, "cuda.bmsparse.warp", Format::bmsparse, Backend::cuda, false,
+      "spkit bmSparse + CSR remainder: warp per block row, 4 blocks per step, x of a block column loaded once and "
+      "shuffled to its 8 rows, 32-bit block columns, value offsets from popcount prefix sums",
+      false, [](const MatrixStats& s, Precision p, const PlanOptions&) {
+        // Measured (docs/perf/cuda-dia-bm.md): own-byte efficiency grows with the non-zeros per block.
+        const double per_block = s.bm_nnz_per_block;
+        const double eff = p == Precision::f64 ? std::min(0.54, 0.035 * per_block) : std::min(0.38, 0.025 * per_block);
+        return bmsparse_split_cost(s, p, 0.5, eff, 5.0);
+      });
 }
 }  // namespace spkit

@@ -1,0 +1,166 @@
+// Implementation of spgemm_cuda_common.cuh and THE registration of the GPU SpGEMM kernels.
+#include "spgemm/cuda/spgemm_cuda_common.cuh"
+
+#include <cmath>
+#include <limits>
+#include <memory>
+#include <mutex>
+
+namespace spkit {
+
+void register_cuda_spgemm_kernels(SpgemmRegistry& reg) {
+  cuda::register_bmsparse_spgemm_kernels(reg);
+  cuda::register_cusparse_spgemm_kernel(reg);
+  cuda::register_csr_hash_spgemm_kernel(reg);
+}
+
+namespace cuda {
+
+cudaMemPool_t spgemm_pool(int device) {
+  static std::mutex mutex;
+  static std::vector<cudaMemPool_t> pools;
+  std::lock_guard<std::mutex> lock(mutex);
+  if (device < 0) throw DeviceError("spgemm_pool", "negative device ordinal");
+  if (pools.size() <= static_cast<std::size_t>(device)) pools.resize(device + 1, nullptr);
+  if (!pools[device]) {
+    cudaMemPoolProps props{};
+    props.allocType = cudaMemAllocationTypePinned;
+    props.location.type = cudaMemLocationTypeDevice;
+    props.location.id = device;
+    cudaMemPool_t pool = nullptr;
+    SPKIT_CUDA_CHECK(cudaMemPoolCreate(&pool, &props));
+    std::uint64_t keep = std::numeric_limits<std::uint64_t>::max();
+    SPKIT_CUDA_CHECK(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep));
+    pools[device] = pool;
+  }
+  return pools[device];
+}
+
+void trim_spgemm_pool(int device) {
+  SPKIT_CUDA_CHECK(cudaDeviceSynchronize());
+  SPKIT_CUDA_CHECK(cudaMemPoolTrimTo(spgemm_pool(device), 0));
+}
+
+void* pool_malloc(std::size_t bytes, const char* what) {
+  int device = 0;
+  SPKIT_CUDA_CHECK(cudaGetDevice(&device));
+  void* p = nullptr;
+  const cudaError_t err = cudaMallocFromPoolAsync(&p, bytes, spgemm_pool(device), 0);
+  if (err == cudaErrorMemoryAllocation) {
+    cudaGetLastError();
+    std::size_t free_b = 0, total_b = 0;
+    cudaMemGetInfo(&free_b, &total_b);
+    cudaGetLastError();
+    throw TooLarge(std::string("device allocation for ") + what + ": out of device memory (" +
+                       std::to_string(free_b) + " bytes free of " + std::to_string(total_b) + ")",
+                   bytes);
+  }
+  check_cuda(err, (std::string("cudaMallocFromPoolAsync of ") + std::to_string(bytes) + " bytes for " + what).c_str());
+  return p;
+}
+
+void check_spgemm_fits(std::uint64_t bytes, const std::string& what) {
+  int device = 0;
+  SPKIT_CUDA_CHECK(cudaGetDevice(&device));
+  std::size_t free_b = 0, total_b = 0;
+  SPKIT_CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
+  std::uint64_t reserved = 0, used = 0;
+  SPKIT_CUDA_CHECK(cudaMemPoolGetAttribute(spgemm_pool(device), cudaMemPoolAttrReservedMemCurrent, &reserved));
+  SPKIT_CUDA_CHECK(cudaMemPoolGetAttribute(spgemm_pool(device), cudaMemPoolAttrUsedMemCurrent, &used));
+  const std::uint64_t available = free_b + (reserved > used ? reserved - used : 0);
+  if (bytes > available / 20 * 19)
+    throw TooLarge(what + " does not fit in device memory (" + std::to_string(available) + " bytes available)", bytes);
+}
+
+void pool_free(void* p) noexcept {
+  if (p) cudaFreeAsync(p, 0);  // cannot report from a destructor; a sticky error shows at the next checked call
+}
+
+StageTimer::StageTimer(std::vector<std::string> names) : names_(std::move(names)) {
+  events_.resize(names_.size() + 1, nullptr);
+  for (auto& e : events_) SPKIT_CUDA_CHECK(cudaEventCreate(&e));
+  stage_ms_.resize(names_.size());
+}
+
+StageTimer::~StageTimer() {
+  for (auto e : events_)
+    if (e) cudaEventDestroy(e);
+}
+
+void StageTimer::start() {
+  SPKIT_CUDA_CHECK(cudaDeviceSynchronize());  // an empty queue: the first event is stamped now
+  next_ = 0;
+  SPKIT_CUDA_CHECK(cudaEventRecord(events_[next_++], 0));
+}
+
+void StageTimer::mark() {
+  if (next_ >= events_.size()) throw Error("StageTimer: more stages marked than named");
+  SPKIT_CUDA_CHECK(cudaEventRecord(events_[next_++], 0));
+}
+
+void StageTimer::finish(bool keep) {
+  if (next_ != events_.size())
+    throw Error("StageTimer: " + std::to_string(next_ - 1) + " stages marked, " + std::to_string(names_.size()) +
+                " named");
+  SPKIT_CUDA_CHECK(cudaEventSynchronize(events_.back()));
+  if (!keep) return;
+  for (std::size_t s = 0; s < names_.size(); ++s) {
+    float ms = 0;
+    SPKIT_CUDA_CHECK(cudaEventElapsedTime(&ms, events_[s], events_[s + 1]));
+    stage_ms_[s].push_back(ms);
+  }
+  float total = 0;
+  SPKIT_CUDA_CHECK(cudaEventElapsedTime(&total, events_.front(), events_.back()));
+  total_ms_.push_back(total);
+}
+
+void StageTimer::report(std::vector<SpgemmStage>& stages, std::vector<double>& total_ms) const {
+  for (std::size_t s = 0; s < names_.size(); ++s) stages.push_back({names_[s], median_of(stage_ms_[s]), true});
+  total_ms.insert(total_ms.end(), total_ms_.begin(), total_ms_.end());
+}
+
+double median_of(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+template <class T>
+void require_fp16_range(const Csr<T>& m, const char* which, const std::string& kernel) {
+  double mx = 0;
+  for (const T v : m.values) mx = std::max(mx, std::abs(static_cast<double>(v)));
+  if (!(mx <= 65504.0))
+    throw NotApplicable(kernel + ": " + which + " holds a value of magnitude " + std::to_string(mx) +
+                        ", beyond the FP16 range (65504); use a kernel with wider inputs");
+}
+template void require_fp16_range(const Csr<float>&, const char*, const std::string&);
+template void require_fp16_range(const Csr<double>&, const char*, const std::string&);
+
+template <class T>
+void drop_zeros_and_sort(Csr<T>& c) {
+  std::int64_t out = 0;
+  std::vector<std::pair<std::int32_t, T>> row;
+  for (std::int64_t i = 0; i < c.rows; ++i) {
+    const std::int64_t b = c.row_ptr[i], e = c.row_ptr[i + 1];
+    bool sorted = true;
+    for (std::int64_t p = b + 1; p < e; ++p) sorted = sorted && c.col_idx[p - 1] < c.col_idx[p];
+    if (!sorted) {
+      row.clear();
+      for (std::int64_t p = b; p < e; ++p) row.emplace_back(c.col_idx[p], c.values[p]);
+      std::sort(row.begin(), row.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
+      for (std::int64_t p = b; p < e; ++p) c.col_idx[p] = row[p - b].first, c.values[p] = row[p - b].second;
+    }
+    c.row_ptr[i] = out;
+    for (std::int64_t p = b; p < e; ++p)
+      if (c.values[p] != T(0)) c.col_idx[out] = c.col_idx[p], c.values[out] = c.values[p], ++out;
+  }
+  if (c.rows >= 0) c.row_ptr[c.rows] = out;
+  c.col_idx.resize(static_cast<std::size_t>(out));
+  c.values.resize(static_cast<std::size_t>(out));
+}
+template void drop_zeros_and_sort(Csr<float>&);
+template void drop_zeros_and_sort(Csr<double>&);
+
+}  // namespace cuda
+}  // namespace spkit
