@@ -48,6 +48,8 @@ def _csr_arrays(A: Any, dtype: Any) -> tuple:
     if not A.has_canonical_format:  # spkit's CSR has sorted, distinct columns per row
         A = A.copy()
         A.sum_duplicates()
+    if np.iscomplexobj(A.data):
+        raise TypeError("complex matrices are not supported by spkit (real values only)")
     rows, cols = A.shape
     if cols - 1 > _INT32_MAX:
         raise TooLarge(f"{cols} columns do not fit spkit's 32-bit column indices")

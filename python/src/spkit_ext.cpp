@@ -598,7 +598,7 @@ NB_MODULE(_spkit, m) {
       s = spkit::compute_stats(a, hack_size);
     }
     return stats_dict(s);
-  });
+  }, "rows"_a, "cols"_a, "indptr"_a, "indices"_a, "data"_a, "hack_size"_a);
 
   m.def("generator_families", &spkit::generator_families);
   m.def("generate", [](const std::string& family, std::int64_t n, std::int64_t cols, int points, int dof, int per_row,
@@ -619,7 +619,7 @@ NB_MODULE(_spkit, m) {
       a = spkit::generate(o);
     }
     return csr_to_python(std::move(a));
-  });
+  }, "family"_a, "n"_a, "cols"_a, "points"_a, "dof"_a, "per_row"_a, "bandwidth"_a, "zipf_s"_a, "seed"_a);
 
   m.def("cuda_compiled", &spkit::cuda_compiled);
   m.def("gpu_count", &spkit::gpu_count);
@@ -633,8 +633,11 @@ NB_MODULE(_spkit, m) {
                     const std::string&, int, int, std::int64_t>(),
            "precision"_a, "rows"_a, "cols"_a, "indptr"_a, "indices"_a, "data"_a, "kernel"_a, "backend"_a, "threads"_a,
            "device"_a, "expected_products"_a)
-      .def("__call__", &PyPlan::call, "x"_a, "y"_a.none() = nb::none(), "alpha"_a = 1.0, "beta"_a = 0.0)
-      .def("apply", &PyPlan::apply, "x"_a, "y"_a, "alpha"_a = 1.0, "beta"_a = 0.0)
+      .def("__call__", &PyPlan::call, "x"_a, "y"_a.none() = nb::none(), "alpha"_a = 1.0, "beta"_a = 0.0,
+           "y = alpha*A*x + beta*y. Without y, returns a new array (A x times alpha) on x's device; with y,\n"
+           "updates y in place and returns it. x, y: 1-D contiguous arrays of the plan's dtype.")
+      .def("apply", &PyPlan::apply, "x"_a, "y"_a, "alpha"_a = 1.0, "beta"_a = 0.0,
+           "y = alpha*A*x + beta*y in place (y required); returns y.")
       .def_prop_ro("rows", &PyPlan::rows)
       .def_prop_ro("cols", &PyPlan::cols)
       .def_prop_ro("kernel", &PyPlan::kernel)
