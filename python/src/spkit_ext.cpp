@@ -202,6 +202,13 @@ void check_vector(const Array& v, const char* name, std::int64_t expected, nb::d
                               .c_str());
 }
 
+template <class P>
+struct plan_value;
+template <class T>
+struct plan_value<spkit::Plan<T>> {
+  using type = T;
+};
+
 class PyPlan {
  public:
   PyPlan(spkit::Precision precision, std::int64_t rows, std::int64_t cols, HostVector<std::int64_t> indptr,
@@ -255,6 +262,25 @@ class PyPlan {
     nb::ndarray<> y = nb::cast<nb::ndarray<>>(y_new);
     run(x, y, alpha, 0.0);
     return y_new;
+  }
+
+  // The baseline of the binding's overhead (bench/python/python_bench.py): `reps` calls of
+  // Plan<T>::apply in a C++ loop on the same arrays, after the same checks; total seconds.
+  double time_cpp_apply(nb::handle x_obj, nb::handle y_obj, int reps, double alpha, double beta) {
+    apply(x_obj, y_obj, alpha, beta);  // the binding's checks, and a warm-up
+    nb::ndarray<nb::ro> x = nb::cast<nb::ndarray<nb::ro>>(x_obj);
+    nb::ndarray<> y = nb::cast<nb::ndarray<>>(y_obj);
+    nb::gil_scoped_release release;
+    return std::visit(
+        [&](auto& p) {
+          using T = typename plan_value<std::remove_reference_t<decltype(*p)>>::type;
+          const auto* xp = static_cast<const T*>(x.data());
+          auto* yp = static_cast<T*>(y.data());
+          const auto t0 = std::chrono::steady_clock::now();
+          for (int i = 0; i < reps; ++i) p->apply(xp, yp, static_cast<T>(alpha), static_cast<T>(beta));
+          return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        },
+        plan_);
   }
 
   std::int64_t rows() const { return std::visit([](auto& p) { return p->rows(); }, plan_); }
@@ -638,6 +664,7 @@ NB_MODULE(_spkit, m) {
            "updates y in place and returns it. x, y: 1-D contiguous arrays of the plan's dtype.")
       .def("apply", &PyPlan::apply, "x"_a, "y"_a, "alpha"_a = 1.0, "beta"_a = 0.0,
            "y = alpha*A*x + beta*y in place (y required); returns y.")
+      .def("_time_cpp_apply", &PyPlan::time_cpp_apply, "x"_a, "y"_a, "reps"_a, "alpha"_a = 1.0, "beta"_a = 0.0)
       .def_prop_ro("rows", &PyPlan::rows)
       .def_prop_ro("cols", &PyPlan::cols)
       .def_prop_ro("kernel", &PyPlan::kernel)
