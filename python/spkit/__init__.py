@@ -242,7 +242,7 @@ def bench(matrices: Union[PathLike, Iterable[PathLike]] = (), *, kernels: str = 
         thread_list = [int(threads)]
     else:
         thread_list = [int(t) for t in threads]
-    command = "spkit.bench(" + shlex.join(sys.argv) + ")"
+    command = "spkit.bench() from: " + shlex.join(sys.argv)
     text = _spkit.bench(paths, kernels, device, _bench_precisions(precision), thread_list, int(reps), int(warmup),
                         size, bool(generated), int(seed), os.fspath(out) if out is not None else "",
                         bool(measure_bandwidth), progress, command)
