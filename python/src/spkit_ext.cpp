@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <ctime>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <utility>
 #include <variant>
@@ -166,6 +167,11 @@ const char* device_name(int device_type) {
 
 enum class Where { host, cuda };
 
+// Memory the CPU reads directly: ordinary and CUDA-pinned host memory.
+bool is_host(int device_type) {
+  return device_type == nb::device::cpu::value || device_type == nb::device::cuda_host::value;
+}
+
 template <class Array>
 void check_vector(const Array& v, const char* name, std::int64_t expected, nb::dlpack::dtype want, Where where,
                   int device) {
@@ -188,7 +194,7 @@ void check_vector(const Array& v, const char* name, std::int64_t expected, nb::d
                            " elements): pass a contiguous copy, e.g. numpy.ascontiguousarray(" + name + ")")
                               .c_str());
   const int dt = v.device_type();
-  const bool on_host = dt == nb::device::cpu::value;
+  const bool on_host = is_host(dt);
   const bool on_gpu = dt == nb::device::cuda::value || dt == nb::device::cuda_managed::value;
   if (where == Where::host && !on_host)
     throw nb::value_error((std::string(name) + " lives on " + device_name(dt) +
@@ -253,7 +259,7 @@ class PyPlan {
       throw nb::type_error(("x must be a NumPy, CuPy or other DLPack-capable array, got " +
                             std::string(nb::type_name(x_obj.type()).c_str()))
                                .c_str());
-    if (x.device_type() != nb::device::cpu::value) {
+    if (!is_host(x.device_type())) {
       // A device x: ask x's own library for y on the same device (spkit/_device.py).
       nb::object y_new = nb::module_::import_("spkit._device").attr("empty_like_device")(x_obj, rows(), dtype_str());
       return apply(x_obj, y_new, alpha, beta);
@@ -276,6 +282,7 @@ class PyPlan {
           using T = typename plan_value<std::remove_reference_t<decltype(*p)>>::type;
           const auto* xp = static_cast<const T*>(x.data());
           auto* yp = static_cast<T*>(y.data());
+          std::lock_guard<std::mutex> lock(mutex_);
           const auto t0 = std::chrono::steady_clock::now();
           for (int i = 0; i < reps; ++i) p->apply(xp, yp, static_cast<T>(alpha), static_cast<T>(beta));
           return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -344,8 +351,8 @@ class PyPlan {
     const nb::dlpack::dtype want = nb::dtype<T>();
     check_vector(x, "x", p.cols(), want, where_, device_);
     check_vector(y, "y", p.rows(), want, where_, device_);
-    const bool x_host = x.device_type() == nb::device::cpu::value;
-    const bool y_host = y.device_type() == nb::device::cpu::value;
+    const bool x_host = is_host(x.device_type());
+    const bool y_host = is_host(y.device_type());
     if (x_host != y_host)
       throw nb::value_error("x and y must both be host arrays or both be device arrays");
     const auto* xp = static_cast<const T*>(x.data());
@@ -356,10 +363,14 @@ class PyPlan {
     if (xb && yb && x.device_id() == y.device_id() && x0 < y0 + yb && y0 < x0 + xb)
       throw nb::value_error("x and y overlap in memory: the product cannot be computed in place over x");
     // Short products stay under the GIL: releasing and taking it back costs more than they do.
+    // The plan's scratch buffers make it one product at a time: calls from several Python threads queue
+    // on this mutex (taken after the GIL is released, so no thread waits for it holding the GIL).
     if (p.rows() + p.cols() + static_cast<std::int64_t>(p.bytes_moved() / 64) < (1 << 16)) {
+      std::lock_guard<std::mutex> lock(mutex_);
       p.apply(xp, yp, static_cast<T>(alpha), static_cast<T>(beta));
     } else {
       nb::gil_scoped_release release;
+      std::lock_guard<std::mutex> lock(mutex_);
       p.apply(xp, yp, static_cast<T>(alpha), static_cast<T>(beta));
     }
   }
@@ -368,6 +379,7 @@ class PyPlan {
     std::visit([&](auto& p) { run_typed(*p, x, y, alpha, beta); }, plan_);
   }
 
+  std::mutex mutex_;
   spkit::Precision precision_;
   Where where_ = Where::host;
   int device_ = 0;

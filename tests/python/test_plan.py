@@ -216,3 +216,16 @@ def test_generate_families():
     assert A.shape == (25, 25) and A.nnz == 5 * 25 - 4 * 5
     with pytest.raises(spkit.Error):
         spkit.generate("nope", 5)
+
+
+def test_one_plan_from_several_threads():
+    """Products release the GIL; calls on one plan from several threads queue and stay correct."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    A = spkit.generate("random", 40000, per_row=8)
+    plan = spkit.Plan(A, kernel="cpu.csr.omp.spkit", threads=1)
+    xs = [np.random.default_rng(i).uniform(-1, 1, A.shape[1]) for i in range(8)]
+    with ThreadPoolExecutor(4) as pool:
+        ys = list(pool.map(lambda x: plan(x, np.ones(A.shape[0]), 1.0, 2.0), xs * 4))
+    for x, y in zip(xs * 4, ys):
+        assert_close(y, A @ x + 2.0, np.float64)
