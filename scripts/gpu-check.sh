@@ -141,7 +141,8 @@ run_gtest() {  # label filter [timeout] [prefix command...]
 }
 
 step "GPU tests"
-run_gtest "gtest: CUDA kernels + checks" '*cuda*:*Cuda*' ${GPU_CHECK_TEST_S:-300}
+# GPU_CHECK_GTEST_FILTER narrows the run (e.g. 'PlanCuda.*' when a helper checks one area within its time).
+run_gtest "gtest: CUDA kernels + checks" "${GPU_CHECK_GTEST_FILTER:-*cuda*:*Cuda*}" ${GPU_CHECK_TEST_S:-300}
 if [[ ${GPU_CHECK_CPU_TESTS:-0} -eq 1 ]]; then
   step "CPU tests (sanity of the same binary)"
   run_gtest "gtest: everything else" '-*cuda*:*Cuda*' 600
