@@ -43,6 +43,26 @@ def test_bench_dataframe():
     assert isinstance(df, pd.DataFrame) and list(df.columns) == spkit._spkit.bench_row_keys()
 
 
+def test_bench_dataframe_path_without_pandas(monkeypatch):
+    """The DataFrame branch, with a stand-in pandas module (so it runs where pandas is not installed)."""
+    import sys
+    import types
+
+    made = []
+
+    class DataFrame:
+        def __init__(self, rows, columns):
+            made.append((rows, columns))
+
+    monkeypatch.setitem(sys.modules, "pandas", types.SimpleNamespace(DataFrame=DataFrame))
+    df = spkit.bench(**{**QUICK, "as_frame": None, "kernels": "cpu.csr.serial"})
+    assert isinstance(df, DataFrame) and made[0][1] == spkit._spkit.bench_row_keys() and made[0][0]
+    monkeypatch.setitem(sys.modules, "pandas", None)  # import pandas now raises ImportError
+    assert isinstance(spkit.bench(**{**QUICK, "as_frame": None, "kernels": "cpu.csr.serial"}), list)
+    with pytest.raises(ImportError):
+        spkit.bench(**{**QUICK, "as_frame": True, "kernels": "cpu.csr.serial"})
+
+
 def test_bench_bad_options():
     with pytest.raises(spkit.NotApplicable, match="no kernel matches"):
         spkit.bench(**{**QUICK, "kernels": "nothing.*"})
