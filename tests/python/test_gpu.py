@@ -58,6 +58,11 @@ def test_dlpack_capsule_producers():
     y = cp.empty(A.shape[0])
     plan(cp.from_dlpack(x), y)
     assert_close(cp.asnumpy(y), A @ cp.asnumpy(x), np.float64)
+    y[:] = 0
+    plan(x.toDlpack(), y)  # a bare DLPack capsule
+    assert_close(cp.asnumpy(y), A @ cp.asnumpy(x), np.float64)
+    with pytest.raises(TypeError, match="pass y="):  # a capsule says nothing of how to allocate y
+        plan(x.toDlpack())
     try:
         import torch
     except ImportError:

@@ -150,6 +150,15 @@ def test_not_an_array_and_read_only_y(small):
     assert_close(plan(x), A @ x, np.float64)
 
 
+def test_dlpack_capsules(small):
+    A, plan = small
+    x = np.linspace(0, 1, A.shape[1])
+    y = np.zeros(A.shape[0])
+    assert_close(plan(x.__dlpack__()), A @ x, np.float64)
+    plan(x.__dlpack__(), y)
+    assert_close(y, A @ x, np.float64)
+
+
 def test_x_and_y_overlapping(small):
     A, plan = small
     buf = np.ones(A.shape[0] + 1)
