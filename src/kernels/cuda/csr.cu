@@ -587,17 +587,19 @@ CostEstimate csr_subwarp_cost(const MatrixStats& s, Precision p, const PlanOptio
   e.applicable = true;
   e.bytes = cost::csr_bytes(s, p);
   // 95% / 89% on regular rows of >= 5 entries (lap3d7, fem, banded, lap2d; launch apart), 90% / 76%
-  // below 4 per row (road: 2 lanes half idle). Rows longer than 16 x lanes take a block each in a second launch, at about
-  // 5 GB/s per row (circuit's 941k-entry row: 2.6 ms), added to the rest.
+  // below 4 per row (road: 2 lanes half idle). Rows longer than 16 x lanes used to take a block each
+  // (about 5 GB/s per row: circuit's 941k-entry row took 2.6 ms); they are now split into 2048-entry
+  // chunks over many blocks (two more launches), so no serial term. Not yet measured since that change.
   const int lanes = subwarp_lanes(s.row_nnz_mean);
   double eff = p == Precision::f64 ? 0.95 : 0.89;
   if (s.row_nnz_mean < 4) eff *= p == Precision::f64 ? 0.95 : 0.85;
+  // One width for all rows: on mixed lengths a group waits for the longest row of its warp (up to 25%;
+  // powerlaw's 0.285 ms was ~0.1 ms of serial long rows plus ~1.12x the random matrix's time).
+  eff /= 1 + 0.05 * std::min(cost::row_irregularity(s), 5.0);
   const bool long_rows = s.row_nnz_max > 16 * lanes;
-  const double long_bytes = long_rows ? static_cast<double>(s.row_nnz_max * cost::row_entry_bytes(p)) : 0.0;
-  e.efficiency = cost::with_gathers(cost::with_long_row(eff, e.bytes, long_bytes, 5.0 / 2838, false), e.bytes, s,
-                                    Backend::cuda);
-  e.launch_us = long_rows ? 10 : 5;
-  e.note = std::to_string(lanes) + " lanes per row" + (long_rows ? ", longest row by one block" : "");
+  e.efficiency = cost::with_gathers(eff, e.bytes, s, Backend::cuda);
+  e.launch_us = long_rows ? 15 : 5;
+  e.note = std::to_string(lanes) + " lanes per row" + (long_rows ? ", long rows in chunks" : "");
   return e;
 }
 
@@ -1045,18 +1047,20 @@ class CsrBinnedPlan : public CudaSpmvPlan<T> {
   LongRowChunks<T> chunks_;
 };
 
-// Binned cost: CSR bytes with 32-bit row offsets + the 4-byte row list. Efficiency: regular rows run the
-// sub-warp pattern (as cuda.csr.subwarp, a little less for the row-list indirection); long rows are
-// split, so no serial tail. Values before measurement; docs/perf/cuda-csr-binned.md has the measured ones.
+// Binned cost: CSR bytes with 32-bit row offsets + the 4-byte row list. Long rows are split, so no serial
+// term. docs/perf/cuda-csr-binned.md has the expectation these numbers come from.
 CostEstimate csr_binned_cost(const MatrixStats& s, Precision p, const PlanOptions&) {
   CostEstimate e;
   e.applicable = s.nnz > 0 && s.rows <= std::numeric_limits<std::int32_t>::max();
   const bool narrow = s.nnz <= std::numeric_limits<std::int32_t>::max();
   e.bytes = cost::csr_bytes(s, p, narrow ? 4 : 8) + static_cast<std::uint64_t>(s.rows) * 4;
+  // Assumed (not measured yet): a little under cuda.csr.subwarp's 95% / 89% on regular rows (the row-list
+  // indirection), the same drop below 4 per row, up to 9% less on mixed row lengths (partly filled
+  // blocks at each bin's end, short-row bins below bandwidth); x gathers folded in as for every kernel.
   const bool f64 = p == Precision::f64;
   double eff = f64 ? 0.90 : 0.82;
   if (s.row_nnz_mean < 4) eff *= f64 ? 0.95 : 0.85;
-  eff /= 1 + 0.1 * std::min(cost::row_irregularity(s), 5.0);  // mixed bins: short-row bins below bandwidth
+  eff /= 1 + 0.02 * std::min(cost::row_irregularity(s), 5.0);
   e.efficiency = cost::with_gathers(eff, e.bytes, s, Backend::cuda);
   e.launch_us = s.row_nnz_max > kBinnedLongRow ? 8 : 5;  // + fix-up launch for long rows
   e.note = "rows binned by length, long rows in chunks of " + std::to_string(kChunkNnz);
