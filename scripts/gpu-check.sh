@@ -145,7 +145,8 @@ run_gtest() {  # label filter [timeout] [prefix command...]
 }
 
 step "GPU tests"
-run_gtest "gtest: CUDA kernels + checks" "${GPU_CHECK_FILTER:-*cuda*:*Cuda*}" ${GPU_CHECK_TEST_S:-300}
+# GPU_CHECK_FILTER (or GPU_CHECK_GTEST_FILTER) narrows the run, e.g. 'PlanCuda.*'.
+run_gtest "gtest: CUDA kernels + checks" "${GPU_CHECK_FILTER:-${GPU_CHECK_GTEST_FILTER:-*cuda*:*Cuda*}}" ${GPU_CHECK_TEST_S:-300}
 if [[ ${GPU_CHECK_CPU_TESTS:-0} -eq 1 ]]; then
   step "CPU tests (sanity of the same binary)"
   run_gtest "gtest: everything else" '-*cuda*:*Cuda*' 600
@@ -164,6 +165,35 @@ if [[ $PERF -eq 1 ]]; then
   echo
   echo "best per matrix/precision (ok rows, by median time):"
   grep -E " ok " "$OUT/perf.txt" | sort -k1,1 -k2,2 -k3,3 -k5,5g | awk '{k=$1" "$2" "$3; if (!(k in s)) {s[k]=1; print}}'
+fi
+
+if [[ ${GPU_CHECK_PYTHON:-0} -eq 1 ]]; then
+  # The Python package on the GPU: the extension built in the same tree, pytest over tests/python (the
+  # CuPy/DLPack tests run here), then `pip install .` from this tree into a scratch folder, imported.
+  step "python: build the extension, pytest tests/python, pip install ."
+  start=$SECONDS
+  # shellcheck disable=SC2086
+  cmake --preset release -DSPKIT_BUILD_PYTHON=ON $PREFIXES >>"$LOG" 2>&1 &&
+    cmake --build --preset release -j "$JOBS" --target _spkit spkit_python_sources >>"$LOG" 2>&1
+  if [[ $? -ne 0 ]]; then
+    record "python: build" FAIL "see $LOG"
+  else
+    PYTHONPATH=$ROOT/build/release/python timeout ${GPU_CHECK_PYTEST_S:-240} python3 -m pytest -q -rs -p no:cacheprovider \
+      --junitxml="$OUT/pytest.xml" tests/python >"$OUT/pytest.txt" 2>&1
+    rc=$?
+    cat "$OUT/pytest.txt" >>"$LOG"
+    [[ $rc -eq 0 ]] && record "python: pytest" ok "$(tail -1 "$OUT/pytest.txt") ($((SECONDS - start)) s)" ||
+      record "python: pytest" FAIL "rc $rc: $(tail -1 "$OUT/pytest.txt")"
+    tail -25 "$OUT/pytest.txt"
+    start=$SECONDS
+    rm -rf build/release/pip-check
+    python3 -m pip install -q --no-build-isolation --no-deps --target build/release/pip-check \
+      -C build-dir=build/release -C cmake.define.SPKIT_BUILD_TESTS=ON . >>"$LOG" 2>&1 &&
+      (cd build/release/pip-check && PYTHONPATH=$PWD python3 -c 'import spkit; print("pip install:", spkit.__file__, "cuda", spkit.cuda_compiled(), "gpus", spkit.gpu_count())') >"$OUT/pip.txt" 2>&1
+    rc=$?
+    cat "$OUT/pip.txt" | tee -a "$LOG"
+    [[ $rc -eq 0 ]] && record "python: pip install ." ok "$((SECONDS - start)) s" || record "python: pip install ." FAIL "see $LOG"
+  fi
 fi
 
 if [[ $SPGEMM_PERF -eq 1 ]]; then

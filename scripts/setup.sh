@@ -3,8 +3,9 @@
 # Debian packages via apt-get; Python packages for the report, the reader comparison and MKL via pip.
 set -euo pipefail
 DEB_PACKAGES=(cmake ninja-build g++ pkg-config zlib1g-dev libdeflate-dev libcli11-dev libfmt-dev
-              nlohmann-json3-dev libgtest-dev libbenchmark-dev libeigen3-dev librsb-dev python3-pip)
-PY_PACKAGES=(numpy matplotlib fast_matrix_market scipy mkl-devel)
+              nlohmann-json3-dev libgtest-dev libbenchmark-dev libeigen3-dev librsb-dev python3-pip
+              python3-dev)
+PY_PACKAGES=(numpy matplotlib fast_matrix_market scipy mkl-devel nanobind scikit-build-core pytest)
 
 missing=()
 for p in "${DEB_PACKAGES[@]}"; do

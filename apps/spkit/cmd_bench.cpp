@@ -62,12 +62,14 @@ struct BenchCli {
   std::string precision = "both";
   std::string threads;
   int reps = 20;
+  bool reps_given = false;  // --reps on the command line: the same count on every matrix
   int warmup = 2;
-  std::string size = "small";
+  std::string size = "default";
   std::string out = "bench-results";
   bool resume = false;
   bool no_generated = false;
   bool no_report = false;
+  bool all_cells = false;  // also time formats that degenerate on a matrix (degenerate_format_reason)
   std::uint64_t seed = 42;
   std::string command_line;
   bool no_auto = false;                   // skip the "auto" rows (the selector's pick per matrix)
@@ -225,10 +227,12 @@ class Progress {
 };
 
 void print_summary(const BenchResults& r) {
-  // Per matrix, backend and precision: our fastest valid kernel and the fastest comparison kernel.
+  // Per matrix, backend and precision: our fastest valid kernel and the fastest vendor kernel (MKL
+  // best: any ref.mkl.*; cuSPARSE best: any cuda.cusparse.*), else the fastest other comparison kernel.
   struct Best {
     const SpmvResult* ours = nullptr;
     const SpmvResult* theirs = nullptr;
+    const SpmvResult* vendor = nullptr;
     int ok = 0, failed = 0, skipped = 0;
   };
   std::map<std::tuple<std::string, std::string, std::string>, Best> best;
@@ -239,7 +243,8 @@ void print_summary(const BenchResults& r) {
     Best& b = best[{row.matrix, x.backend, x.precision}];
     if (x.status == "ok" && x.valid) {
       ++b.ok;
-      const SpmvResult*& slot = x.comparison ? b.theirs : b.ours;
+      const bool vendor = x.kernel.rfind("ref.mkl.", 0) == 0 || x.kernel.rfind("cuda.cusparse.", 0) == 0;
+      const SpmvResult*& slot = !x.comparison ? b.ours : vendor ? b.vendor : b.theirs;
       if (!slot || x.gflops > slot->gflops) slot = &x;
     } else if (x.status == "skipped") {
       ++b.skipped;
@@ -247,7 +252,9 @@ void print_summary(const BenchResults& r) {
       ++b.failed;
     }
   }
-  std::printf("\n%-14s %-6s %-6s %9s  %-32s %8s  %-26s %8s %7s  %s\n", "matrix", "device", "prec", "nnz",
+  for (auto& [key, b] : best)
+    if (b.vendor) b.theirs = b.vendor;
+  std::printf("\n%-14s %-6s %-6s %9s %-10s  %-32s %8s  %-26s %8s %7s  %s\n", "matrix", "device", "prec", "nnz", "cache",
               "best spkit kernel", "GFLOPS", "best comparison", "GFLOPS", "ratio", "cells ok/failed/skipped");
   for (const auto& name : order) {
     const MatrixRecord* m = r.find_matrix(name);
@@ -259,14 +266,22 @@ void print_summary(const BenchResults& r) {
         std::string ours = b.ours ? b.ours->kernel + (b.ours->threads > 1 ? fmt::format(" t={}", b.ours->threads) : "") : "-";
         std::string theirs = b.theirs ? b.theirs->kernel + (b.theirs->threads > 1 ? fmt::format(" t={}", b.theirs->threads) : "") : "-";
         std::string ratio = b.ours && b.theirs && b.theirs->gflops > 0 ? fmt::format("{:.2f}x", b.ours->gflops / b.theirs->gflops) : "-";
-        std::printf("%-14s %-6s %-6s %9s  %-32s %8s  %-26s %8s %7s  %d/%d/%d\n", name.c_str(), backend, prec,
-                    m ? human_count(static_cast<double>(m->stats.nnz)).c_str() : "?", ours.c_str(),
+        std::string cache = "?";
+        if (m) {
+          const CacheFit fit = cache_fit(m->stats, prec, backend, r.machine);
+          const char* level = std::string(backend) == "cuda" ? "L2" : "LLC";
+          if (fit.ratio > 0) cache = fit.in_cache() ? fmt::format("in {}", level) : fmt::format("{:.1f}x {}", fit.ratio, level);
+        }
+        std::printf("%-14s %-6s %-6s %9s %-10s  %-32s %8s  %-26s %8s %7s  %d/%d/%d\n", name.c_str(), backend, prec,
+                    m ? human_count(static_cast<double>(m->stats.nnz)).c_str() : "?", cache.c_str(), ours.c_str(),
                     b.ours ? fmt::format("{:.2f}", b.ours->gflops).c_str() : "-", theirs.c_str(),
                     b.theirs ? fmt::format("{:.2f}", b.theirs->gflops).c_str() : "-", ratio.c_str(), b.ok, b.failed,
                     b.skipped);
       }
   }
-  std::printf("(ratio: our best GFLOPS / the best comparison kernel's; > 1 means spkit is faster)\n");
+  std::printf("(ratio: our best GFLOPS / the best comparison kernel's, MKL best on the CPU and cuSPARSE best on the GPU "
+              "when they ran; > 1 means spkit is faster. cache: working set (CSR + x + y) / the last-level cache "
+              "(GPU: L2); the headline counts only matrices at >= 4x)\n");
   std::fflush(stdout);
 }
 
@@ -359,8 +374,11 @@ void run_bench(const BenchCli& cli) {
   const auto kernels = select_kernels(cli.kernels, device, gpu_available);
   if (kernels.empty()) throw Error("no kernel matches --kernels '" + cli.kernels + "' on this machine (see spkit kernels)");
 
+  // The last-level cache sizes the headline matrices (and marks what fits in cache in the report).
+  MachineInfo caches;
+  read_llc(caches);
   std::vector<SuiteMatrix> suite;
-  if (!cli.no_generated) suite = generated_suite(parse_suite_size(cli.size), cli.seed);
+  if (!cli.no_generated) suite = generated_suite(parse_suite_size(cli.size), cli.seed, caches.llc_bytes);
   for (auto& m : matrix_files(cli.matrices)) suite.push_back(std::move(m));
   make_names_unique(suite);
   if (suite.empty()) throw Error("nothing to run: --no-generated without --matrices");
@@ -382,7 +400,8 @@ void run_bench(const BenchCli& cli) {
                      {"reps", std::to_string(cli.reps)},
                      {"warmup", std::to_string(cli.warmup)},
                      {"seed", std::to_string(cli.seed)},
-                     {"resume", cli.resume ? "yes" : "no"}};
+                     {"resume", cli.resume ? "yes" : "no"},
+                     {"all_cells", cli.all_cells ? "yes" : "no"}};
   results.options.emplace_back("auto", cli.no_auto ? "no" : "yes");
   results.options.emplace_back("expected_products", std::to_string(cli.expected_products));
   results.options.push_back({"spgemm", cli.no_spgemm ? "off" : cli.spgemm_variant});
@@ -404,7 +423,8 @@ void run_bench(const BenchCli& cli) {
       todo_cells += left;
     }
     // Work estimate for the ETA: non-zeros (files: ~25 bytes of text per entry) per cell.
-    double nnz = suite[i].generated ? generated_nnz : std::max(1.0, static_cast<double>(matrix_text_bytes(suite[i].path)) / 25.0);
+    double nnz = suite[i].generated ? (suite[i].headline ? static_cast<double>(headline_nnz(caches.llc_bytes)) : generated_nnz)
+                                    : std::max(1.0, static_cast<double>(matrix_text_bytes(suite[i].path)) / 25.0);
     work_per_cell[i] = nnz;
     total_work += nnz * static_cast<double>(pending_cells[i]);
   }
@@ -412,6 +432,11 @@ void run_bench(const BenchCli& cli) {
   Progress progress(total_work);
   progress.log(fmt::format("spkit bench: {} matrices x {} kernels, precisions {}, threads {}, {} reps -> {}", suite.size(),
                            kernels.size(), cli.precision, join_ints(threads), cli.reps, cli.out));
+  progress.log(fmt::format("last-level cache: {}", caches.llc_source.empty() ? "unknown" : caches.llc_source));
+  if (std::any_of(suite.begin(), suite.end(), [](const SuiteMatrix& m) { return m.headline; }))
+    progress.log(fmt::format("headline matrices at {} non-zeros: working set >= 4x the LLC ({} MiB) in float and double",
+                             human_count(static_cast<double>(headline_nnz(caches.llc_bytes))),
+                             caches.llc_bytes >> 20));
   if (cli.resume)
     progress.log(fmt::format("resume: {} of {} cells already in {}, {} to run", all_cells - todo_cells, all_cells,
                              json_path, todo_cells));
@@ -472,6 +497,7 @@ void run_bench(const BenchCli& cli) {
     record.family = sm.family;
     record.source = sm.source;
     record.generated = sm.generated;
+    record.headline = sm.headline;
     record.load_ms = loaded.load_ms;
     record.file_mb = loaded.file_mb;
     record.parse_mb_s = loaded.parse_mb_s;
@@ -481,10 +507,41 @@ void run_bench(const BenchCli& cli) {
       record.fmm_parse_mb_s = fmm_s > 0 ? loaded.file_mb / fmm_s : 0;
     }
     const double nnz = static_cast<double>(record.stats.nnz);
+    // Large matrices need fewer repetitions for a steady median (each run is long): unless --reps was
+    // given, 20 reps up to 2M non-zeros, proportionally fewer beyond, never under 5.
+    const int reps = cli.reps_given ? cli.reps
+                                    : std::clamp(static_cast<int>(cli.reps * 2e6 / std::max(nnz, 1.0)), std::min(5, cli.reps), cli.reps);
+    record.reps = reps;
     auto existing = std::find_if(results.matrices.begin(), results.matrices.end(),
                                  [&](const MatrixRecord& m) { return m.name == sm.name; });
     if (existing != results.matrices.end()) *existing = record; else results.matrices.push_back(record);
 
+    // Formats that degenerate on this matrix (HLL padding on a power-law graph...): recorded as skipped.
+    if (!cli.all_cells) {
+      std::vector<const KernelInfo*> keep;
+      for (const KernelInfo* k : pending[i]) {
+        const std::string why = degenerate_format_reason(*k, record.stats);
+        if (why.empty()) {
+          keep.push_back(k);
+          continue;
+        }
+        for (const Cell& c : cells_of(*k, precisions, threads)) {
+          BenchRow row;
+          row.matrix = sm.name;
+          row.result.kernel = k->name;
+          row.result.format = std::string(to_string(k->format));
+          row.result.backend = std::string(to_string(k->backend));
+          row.result.precision = c.precision;
+          row.result.threads = c.threads;
+          row.result.status = "skipped";
+          row.result.note = why;
+          if (!finished.count(cell_key(row))) results.rows.push_back(std::move(row));
+        }
+        progress.log(fmt::format("[{}/{}] {}: {} {}", i + 1, n, sm.name, k->name, why));
+        progress.add_done(work_per_cell[i] * static_cast<double>(cells_of(*k, precisions, threads).size()));
+      }
+      pending[i] = keep;
+    }
     const std::string label = fmt::format("[{}/{}] {} ({} nnz)", i + 1, n, sm.name, human_count(nnz));
     std::size_t cell_in_matrix = 0;
     for (const auto& group : baseline_groups(pending[i])) {
@@ -501,7 +558,7 @@ void run_bench(const BenchCli& cli) {
       o.precisions = precisions;
       o.threads = threads;
       o.timing.warmup = cli.warmup;
-      o.timing.reps = cli.reps;
+      o.timing.reps = reps;
       o.include_comparison = true;
       o.add_baselines = true;  // speedups need the serial kernel / cuSPARSE in the same call
       o.seed = cli.seed;
@@ -618,14 +675,22 @@ void add_bench_command(CLI::App& app) {
   cmd->add_option("--device", cli->device, "cpu, gpu or all")->capture_default_str();
   cmd->add_option("--precision", cli->precision, "float, double or both")->capture_default_str();
   cmd->add_option("--threads", cli->threads, "Thread counts for the OpenMP kernels, e.g. 1,2,4 (default 1,2,..,2x cores)");
-  cmd->add_option("--reps", cli->reps, "Timed repetitions per cell (after warm-up)")->capture_default_str();
+  cmd->add_option("--reps", cli->reps,
+                  "Timed repetitions per cell (after warm-up); unless given, matrices over 2M non-zeros get "
+                  "proportionally fewer, at least 5")
+      ->capture_default_str();
   cmd->add_option("--warmup", cli->warmup, "Untimed warm-up runs per cell")->capture_default_str();
-  cmd->add_option("--size", cli->size, "Generated matrices: small (~1M nnz each), medium (~4M), large (~16M)")
+  cmd->add_option("--size", cli->size,
+                  "Generated matrices: default (fem_mesh, rmat, road_planar past 4x the last-level cache, the other "
+                  "families ~500k nnz), small (every family ~1M nnz), medium (~4M), large (~16M)")
       ->capture_default_str();
   cmd->add_option("--out", cli->out, "Output folder for results.{json,csv} and the report")->capture_default_str();
   cmd->add_flag("--resume", cli->resume, "Keep the cells already in OUT/results.json and run only the rest");
   cmd->add_flag("--no-generated", cli->no_generated, "Only the --matrices files, no generated matrices");
   cmd->add_flag("--no-report", cli->no_report, "Do not run scripts/report.py at the end");
+  cmd->add_flag("--all-cells", cli->all_cells,
+                "Also time formats that degenerate on a matrix (ELL/HLL padding over 4x CSR's bytes, bmSparse "
+                "under 1.5 non-zeros per block); by default they are reported as skipped");
   cmd->add_option("--seed", cli->seed, "Seed of the generated matrices and of x")->capture_default_str();
   cmd->add_flag("--no-spgemm", cli->no_spgemm, "Skip the SpGEMM section (C = A A per square matrix)");
   cmd->add_option("--spgemm-variant", cli->spgemm_variant, "Comma-separated globs over SpGEMM kernel names")
@@ -638,7 +703,8 @@ void add_bench_command(CLI::App& app) {
                   "Products the auto-selector is told a plan will serve (conversion must pay for itself)")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
-  cmd->callback([cli] {
+  cmd->callback([cli, cmd] {
+    cli->reps_given = cmd->count("--reps") > 0;
     cli->command_line = command_line();
     run_bench(*cli);
   });

@@ -45,6 +45,8 @@ nlohmann::json stats_json(const MmHeader& h, const MatrixStats& s) {
   j["row_nnz"] = {{"min", s.row_nnz_min}, {"max", s.row_nnz_max}, {"mean", s.row_nnz_mean}, {"std", s.row_nnz_std}};
   j["empty_rows"] = s.empty_rows;
   j["max_diag_distance"] = s.max_diag_distance;
+  j["diagonals"] = s.diagonals;
+  j["symmetric"] = s.symmetric;
   j["ell"] = {{"width", s.ell_width}, {"padding_ratio", s.ell_padding_ratio}, {"bytes", bytes_json(s.bytes_ell)}};
   j["hll"] = {{"hack_size", s.hack_size}, {"padding_ratio", s.hll_padding_ratio}, {"bytes", bytes_json(s.bytes_hll)}};
   j["hyb"] = {{"width", s.hyb_width}, {"coo_entries", s.hyb_coo_entries}, {"bytes", bytes_json(s.bytes_hyb)}};
@@ -80,7 +82,9 @@ void print_text(const std::string& path, const MmHeader& h, const MatrixStats& s
   fmt::print("  row length      min {}  mean {:.3f}  std {:.3f}  max {}\n", s.row_nnz_min, s.row_nnz_mean,
              s.row_nnz_std, s.row_nnz_max);
   fmt::print("  empty rows      {}\n", s.empty_rows);
-  fmt::print("  max |col-row|   {}\n", s.max_diag_distance);
+  fmt::print("  max |col-row|   {} (bandwidth)\n", s.max_diag_distance);
+  fmt::print("  diagonals       {} distinct (col - row offsets holding an entry)\n", s.diagonals);
+  fmt::print("  symmetric       {}\n", s.symmetric ? "yes (values and pattern, exactly)" : "no");
   fmt::print("  ELL             width {}  padding {:.3f} x nnz\n", s.ell_width, s.ell_padding_ratio);
   fmt::print("  HLL             hack size {}  padding {:.3f} x nnz\n", s.hack_size, s.hll_padding_ratio);
   fmt::print("  HYB             width {}  COO part {} entries\n", s.hyb_width, s.hyb_coo_entries);
@@ -106,6 +110,7 @@ void add_info_command(CLI::App& app) {
       "info",
       "Matrix statistics: sizes, row lengths, padding, blocks, bytes per format. With --json the keys are rows, "
       "cols, nnz, stored_entries, field, symmetry, row_nnz{min,max,mean,std}, empty_rows, max_diag_distance, "
+      "diagonals, symmetric (exact, of the loaded matrix), "
       "ell{width,padding_ratio,bytes}, hll{hack_size,padding_ratio,bytes}, hyb{width,coo_entries,bytes}, "
       "bmsparse{blocks,nnz_per_block,histogram,bytes} (histogram[i] = blocks with i+1 non-zeros) and "
       "bytes{coo,csr,ell,hll,hyb,bmsparse}; every bytes is {f64,f32}");

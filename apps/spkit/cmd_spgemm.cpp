@@ -152,7 +152,7 @@ void add_spgemm_command(CLI::App& app) {
   auto args = std::make_shared<SpgemmArgs>();
   cmd->add_option("A", args->a_file, "matrix A (.mtx, .mtx.gz, .spkb)")->required();
   cmd->add_option("B", args->b_file, "matrix B (default: A, i.e. C = A A)");
-  cmd->add_option("--variant", args->variant, "SpGEMM kernel name, comma-separated globs, or all")->capture_default_str();
+  cmd->add_option("--variant", args->variant, "SpGEMM kernel name, comma-separated globs, auto (the selector's pick per device) or all (every kernel and auto)")->capture_default_str();
   cmd->add_option("--device", args->device, "cpu, gpu or all")
       ->check(CLI::IsMember({"cpu", "gpu", "all"}))
       ->capture_default_str();

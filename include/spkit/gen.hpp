@@ -18,7 +18,22 @@
 //   circuit   n x n, diagonal plus ~`per_row`-1 mostly near-diagonal entries, a few dense rows and
 //             a few dense columns
 //   banded    n x n, full band of half bandwidth `bandwidth`
-// Values: the symmetric families (lap2d, lap3d, fem, road, banded) have symmetric off-diagonal
+// Families with the structure of real matrices (src/gen/graph_families.cpp):
+//   rmat        n x n, Graph500 Kronecker/R-MAT graph: n * edge_factor edges drawn by recursive
+//               quadrant choice (a, b, c, d = 1-a-b-c) on 2^ceil(log2 n) vertices, vertex labels
+//               scrambled (no locality), duplicate edges merged: skewed degrees, empty rows. General.
+//   geometric   n x n, random geometric graph: n uniform points in the unit square (dims 2) or cube
+//               (dims 3), an edge between points closer than r, r chosen for `per_row` neighbours on
+//               average; points numbered along a Morton curve of their cells (ordering sfc) or randomly.
+//   fem_mesh    unstructured P1 or P2 (`element_order`) triangle (dims 2) or tetrahedral (dims 3) mesh
+//               of a jittered n^dims lattice: every square/cube is triangulated by pulling from its
+//               vertex of smallest random label (conforming, degrees vary: 4-8 in 2D, ~14 on average in
+//               3D), P2 adds a node per edge; `dof` (1-3) unknowns per node (dense dof x dof blocks);
+//               nodes numbered along a Morton curve of their jittered positions (sfc) or randomly.
+//   road_planar n^2 x n^2, planar road network: the 2D mesh above keeps an edge when each end ranks it
+//               among its 4 shortest (mutual nearest neighbours): degree <= 4, mostly 2-3, not a grid;
+//               numbered in BFS order from a random node (bfs) or randomly.
+// Values: the symmetric families (lap2d, lap3d, fem, road, banded, geometric, fem_mesh, road_planar) have symmetric off-diagonal
 // values in (-1, -0.5] and a diagonal larger than the row's off-diagonal sum (strictly diagonally
 // dominant, hence SPD); the others have random values of magnitude in [0.25, 1) and random sign.
 // No stored value is ever exactly zero.
@@ -32,14 +47,19 @@
 namespace spkit {
 
 struct GenOptions {
-  std::string family;       // lap2d lap3d fem random powerlaw road circuit banded
-  std::int64_t n = 0;       // grid side (lap2d, lap3d, fem, road) or rows (random, powerlaw, circuit, banded)
+  std::string family;       // lap2d lap3d fem random powerlaw road circuit banded rmat geometric fem_mesh road_planar
+  std::int64_t n = 0;       // grid side (lap2d, lap3d, fem, road, fem_mesh, road_planar) or rows (the others)
   std::int64_t cols = 0;    // random: columns (0 = square)
   int points = 7;           // lap3d: 7 or 27
-  int dof = 3;              // fem: dense dof x dof blocks
-  int per_row = 8;          // random: k per row; powerlaw: mean row length; circuit: mean
+  int dof = 3;              // fem, fem_mesh: dense dof x dof blocks
+  int per_row = 8;          // random: k per row; powerlaw: mean row length; circuit: mean; geometric: mean neighbours
   int bandwidth = 5;        // banded: half bandwidth
   double zipf_s = 1.0;      // powerlaw exponent
+  int dims = 0;             // geometric, fem_mesh: 2 or 3 (0: the family's default, geometric 2, fem_mesh 3)
+  int element_order = 1;    // fem_mesh: 1 (P1) or 2 (P2)
+  std::string ordering;     // geometric, fem_mesh: sfc or random (default sfc); road_planar: bfs or random (bfs)
+  int edge_factor = 16;     // rmat: edges drawn per vertex (Graph500's 16), before duplicates merge
+  double rmat_a = 0.57, rmat_b = 0.19, rmat_c = 0.19;  // rmat quadrant probabilities (Graph500's), d = 1-a-b-c
   std::uint64_t seed = 42;
 };
 

@@ -53,6 +53,9 @@ class SpmvPlan {
   virtual std::uint64_t bytes_moved() const = 0;
   // Free-form remark for tables ("ELL width 27", "hack size 32"), may be empty.
   virtual std::string detail() const { return {}; }
+  // The part of the plan time a vendor library spends preprocessing on its own (mkl_sparse_optimize),
+  // reported in its own column; 0 when there is none.
+  virtual double optimize_ms() const { return 0; }
 };
 
 // Base for host kernels: time() runs run() under a steady clock.

@@ -65,6 +65,10 @@ struct SpgemmKernelInfo {
   // Unit roundoff of that arithmetic, used to validate against the fp64 reference (check_spgemm):
   // 0 means "the value type's" (2^-24 float, 2^-53 double); 2^-11 for fp16 inputs, 2^-11 for tf32.
   double unit_roundoff = 0;
+  // Absolute rounding of an input that falls below the arithmetic's normal range (fp16 inputs: values
+  // under 2^-14 are subnormal, rounded to a multiple of 2^-24, so the error is up to 2^-25 whatever
+  // their size); 0 for arithmetics with the value type's exponent range. Passed to check_spgemm.
+  double input_underflow = 0;
   std::string description;  // one line
   // A kernel that does not exist for a value type leaves that factory empty (e.g. FP64 tensor cores
   // have no float form); one that does not apply to a matrix throws NotApplicable.
@@ -91,6 +95,15 @@ class SpgemmRegistry {
 // The process-wide SpGEMM registry, filled on first use by src/spgemm/registry.cpp.
 const SpgemmRegistry& spgemm_registry();
 
+// `--variant auto`: the kernel to run on a backend for C = A B, from A's statistics (compute_stats) and
+// B's width, by the crossovers measured in docs/perf/spgemm*.md; reason is one readable line. Throws
+// NotApplicable when the pick is not in this build (e.g. CUDA kernels without CUDA).
+struct SpgemmSelection {
+  std::string kernel;
+  std::string reason;
+};
+SpgemmSelection select_spgemm_kernel(const MatrixStats& a, std::int64_t b_cols, Backend backend, Precision precision);
+
 // The serial reference: row-by-row Gustavson with a dense accumulator, products and sums in double,
 // result rounded to T once; columns sorted, exact zeros dropped. Throws spkit::Error when a.cols != b.rows.
 template <class T>
@@ -109,6 +122,9 @@ struct SpgemmCheck {
 };
 // unit_roundoff: 2^-24 (fp32), 2^-53 (fp64), 2^-11 (fp16 inputs), 2^-11 (tf32: 10-bit mantissa)
 template <class T>
-SpgemmCheck check_spgemm(const Csr<T>& a, const Csr<T>& b, const Csr<T>& c, double unit_roundoff);
+// input_underflow (eta): each input may also carry an absolute error up to eta (subnormal inputs), so each
+// product a*b adds eta*(|a| + |b|) + eta^2 to the row's tolerance.
+SpgemmCheck check_spgemm(const Csr<T>& a, const Csr<T>& b, const Csr<T>& c, double unit_roundoff,
+                         double input_underflow = 0);
 
 }  // namespace spkit

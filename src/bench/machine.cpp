@@ -5,7 +5,10 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include <cstdio>
+#include <cstdlib>
 #include <fstream>
+#include <map>
 #include <set>
 #include <sstream>
 #include <string>
@@ -57,7 +60,69 @@ std::uint64_t read_memtotal() {
   return 0;
 }
 
+std::string read_line(const std::string& path) {
+  std::ifstream in(path);
+  std::string line;
+  std::getline(in, line);
+  return trim(line);
+}
+
+// "32768K" / "1M" / "512" (sysfs cache size) in bytes; 0 when unreadable.
+std::uint64_t parse_cache_size(const std::string& s) {
+  if (s.empty()) return 0;
+  std::uint64_t v = 0;
+  std::size_t i = 0;
+  while (i < s.size() && s[i] >= '0' && s[i] <= '9') v = v * 10 + static_cast<std::uint64_t>(s[i++] - '0');
+  if (i < s.size() && (s[i] == 'K' || s[i] == 'k')) v <<= 10;
+  if (i < s.size() && (s[i] == 'M' || s[i] == 'm')) v <<= 20;
+  return v;
+}
+
+std::string mib(std::uint64_t bytes) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f MiB", static_cast<double>(bytes) / (1 << 20));
+  return buf;
+}
+
 }  // namespace
+
+void read_llc(MachineInfo& m) {
+  // sysfs: per CPU, the highest-level data or unified cache; distinct instances (by the CPUs sharing
+  // them) are summed, since a parallel run spreads its working set over all of them.
+  int level = 0;
+  std::map<std::string, std::uint64_t> instances;  // shared_cpu_list -> size
+  const int cpus = std::max(1, omp_get_num_procs());
+  for (int cpu = 0; cpu < cpus; ++cpu)
+    for (int index = 0; index < 8; ++index) {
+      const std::string dir =
+          "/sys/devices/system/cpu/cpu" + std::to_string(cpu) + "/cache/index" + std::to_string(index) + "/";
+      const std::string type = read_line(dir + "type");
+      if (type.empty()) break;
+      if (type == "Instruction") continue;
+      const int l = std::atoi(read_line(dir + "level").c_str());
+      const std::uint64_t size = parse_cache_size(read_line(dir + "size"));
+      if (size == 0 || l < level) continue;
+      if (l > level) level = l, instances.clear();
+      instances[read_line(dir + "shared_cpu_list")] = size;
+    }
+  std::uint64_t sysfs = 0;
+  for (const auto& [cpus_sharing, size] : instances) sysfs += size;
+  long sc = -1;
+#ifdef _SC_LEVEL3_CACHE_SIZE
+  sc = ::sysconf(_SC_LEVEL3_CACHE_SIZE);
+#endif
+  std::string source;
+  if (sysfs > 0) {
+    source = "sysfs: L" + std::to_string(level) + " " + mib(sysfs / instances.size()) + " x " +
+             std::to_string(instances.size()) + " instance(s)";
+  } else {
+    source = "sysfs: no cache information";
+  }
+  source += sc > 0 ? "; sysconf(_SC_LEVEL3_CACHE_SIZE): " + mib(static_cast<std::uint64_t>(sc)) : "; sysconf: none";
+  m.llc_bytes = sysfs > 0 ? sysfs : (sc > 0 ? static_cast<std::uint64_t>(sc) : 0);
+  source += m.llc_bytes ? "; used: " + mib(m.llc_bytes) + (sysfs > 0 ? " (sysfs)" : " (sysconf)") : "; used: unknown";
+  m.llc_source = source;
+}
 
 MachineInfo collect_machine_info(bool measure_bandwidth, int threads, std::uint64_t array_bytes) {
   MachineInfo m;
@@ -69,10 +134,12 @@ MachineInfo collect_machine_info(bool measure_bandwidth, int threads, std::uint6
   if (::uname(&u) == 0) m.os = std::string(u.sysname) + " " + u.release + " " + u.machine;
   char host[256] = {};
   if (::gethostname(host, sizeof host - 1) == 0) m.hostname = host;
+  read_llc(m);
   m.gpu_count = gpu_count();
   if (m.gpu_count > 0) {
     try {
       m.gpu_name = gpu_info(0).name;
+      m.gpu_l2_bytes = gpu_info(0).l2_bytes;
     } catch (const std::exception&) {
     }
   }

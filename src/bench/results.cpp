@@ -52,7 +52,9 @@ json machine_json(const MachineInfo& m) {
               {"gpu_count", m.gpu_count},       {"gpu_name", m.gpu_name},
               {"cpu_read_gbs", num(m.cpu_read_gbs)}, {"cpu_copy_gbs", num(m.cpu_copy_gbs)},
               {"cpu_triad_gbs", num(m.cpu_triad_gbs)}, {"gpu_read_gbs", num(m.gpu_read_gbs)},
-              {"gpu_copy_gbs", num(m.gpu_copy_gbs)},   {"gpu_triad_gbs", num(m.gpu_triad_gbs)}};
+              {"gpu_copy_gbs", num(m.gpu_copy_gbs)},   {"gpu_triad_gbs", num(m.gpu_triad_gbs)},
+              {"llc_bytes", m.llc_bytes},       {"llc_source", m.llc_source},
+              {"gpu_l2_bytes", m.gpu_l2_bytes}};
 }
 MachineInfo machine_from(const json& j) {
   MachineInfo m;
@@ -70,6 +72,9 @@ MachineInfo machine_from(const json& j) {
   m.gpu_read_gbs = get_num(j, "gpu_read_gbs");
   m.gpu_copy_gbs = get_num(j, "gpu_copy_gbs");
   m.gpu_triad_gbs = get_num(j, "gpu_triad_gbs");
+  m.llc_bytes = static_cast<std::uint64_t>(get_int(j, "llc_bytes"));
+  m.llc_source = get_str(j, "llc_source");
+  m.gpu_l2_bytes = static_cast<std::uint64_t>(get_int(j, "gpu_l2_bytes"));
   return m;
 }
 
@@ -102,7 +107,11 @@ json matrix_json(const MatrixRecord& m) {
               {"bm_nnz_per_block", num(s.bm_nnz_per_block)},
               {"bm_block_histogram", hist},
               {"bytes_csr_f64", s.bytes_csr.f64},
-              {"bytes_csr_f32", s.bytes_csr.f32}};
+              {"bytes_csr_f32", s.bytes_csr.f32},
+              {"diagonals", s.diagonals},
+              {"symmetric", s.symmetric},
+              {"headline", m.headline},
+              {"reps", m.reps}};
 }
 MatrixRecord matrix_from(const json& j) {
   MatrixRecord m;
@@ -114,6 +123,8 @@ MatrixRecord matrix_from(const json& j) {
   m.file_mb = get_num(j, "file_mb");
   m.parse_mb_s = get_num(j, "parse_mb_s");
   m.fmm_parse_mb_s = get_num(j, "fmm_parse_mb_s");
+  m.headline = get_bool(j, "headline");
+  m.reps = static_cast<int>(get_int(j, "reps"));
   MatrixStats& s = m.stats;
   s.rows = get_int(j, "rows");
   s.cols = get_int(j, "cols");
@@ -124,6 +135,8 @@ MatrixRecord matrix_from(const json& j) {
   s.row_nnz_std = get_num(j, "row_nnz_std");
   s.empty_rows = get_int(j, "empty_rows");
   s.max_diag_distance = get_int(j, "max_diag_distance");
+  s.diagonals = get_int(j, "diagonals");
+  s.symmetric = get_bool(j, "symmetric");
   s.ell_width = get_int(j, "ell_width");
   s.ell_padding_ratio = get_num(j, "ell_padding_ratio");
   s.hack_size = static_cast<int>(get_int(j, "hack_size", 32));
@@ -155,6 +168,7 @@ json spmv_row_json(const SpmvResult& r) {
          {"valid", r.valid},
          {"conversion_ms", num(r.conversion_ms)},
          {"conversion_spmvs", num(r.median_ms > 0 ? r.conversion_ms / r.median_ms : 0.0)},
+         {"optimize_ms", num(r.optimize_ms)},
          {"median_ms", num(r.median_ms)},
          {"mean_ms", num(r.mean_ms)},
          {"min_ms", num(r.min_ms)},
@@ -196,6 +210,11 @@ json row_json(const BenchRow& row, const MatrixRecord* m, const MachineInfo& mac
   j["bm_nnz_per_block"] = num(s.bm_nnz_per_block);
   j["parse_mb_s"] = num(m ? m->parse_mb_s : 0.0);
   j["fmm_parse_mb_s"] = num(m ? m->fmm_parse_mb_s : 0.0);
+  const CacheFit fit = cache_fit(s, r.precision, r.backend, machine);
+  j["working_set_bytes"] = fit.working_set_bytes;
+  j["cache_bytes"] = fit.cache_bytes;
+  j["cache_ratio"] = num(fit.ratio);
+  j["in_cache"] = fit.in_cache();
   return j;
 }
 
@@ -212,6 +231,7 @@ BenchRow row_from(const json& j) {
   r.status = get_str(j, "status");
   r.valid = get_bool(j, "valid");
   r.conversion_ms = get_num(j, "conversion_ms");
+  r.optimize_ms = get_num(j, "optimize_ms");
   r.median_ms = get_num(j, "median_ms");
   r.mean_ms = get_num(j, "mean_ms");
   r.min_ms = get_num(j, "min_ms");
@@ -252,6 +272,17 @@ std::string csv_field(const json& v) {
 
 }  // namespace
 
+CacheFit cache_fit(const MatrixStats& s, const std::string& precision, const std::string& backend, const MachineInfo& m) {
+  CacheFit f;
+  const std::uint64_t value = precision == "float" ? 4 : 8;
+  const auto nnz = static_cast<std::uint64_t>(s.nnz), rows = static_cast<std::uint64_t>(s.rows),
+             cols = static_cast<std::uint64_t>(s.cols);
+  f.working_set_bytes = (value + 4) * nnz + 4 * rows + value * (rows + cols);  // as csr_effective_bytes
+  f.cache_bytes = backend == "cuda" ? m.gpu_l2_bytes : m.llc_bytes;
+  if (f.cache_bytes > 0) f.ratio = static_cast<double>(f.working_set_bytes) / static_cast<double>(f.cache_bytes);
+  return f;
+}
+
 const MatrixRecord* BenchResults::find_matrix(const std::string& name) const {
   for (const auto& m : matrices)
     if (m.name == name) return &m;
@@ -278,7 +309,8 @@ const std::vector<std::string>& row_keys() {
          "speedup_over", "l2_flushed", "efficiency",    "rel_l2_error",  "max_abs_error", "note",            "family",
          "rows",          "cols",          "nnz",          "row_nnz_mean",     "row_nnz_std",
          "row_nnz_max",   "empty_rows",    "ell_width",    "ell_padding_ratio", "hll_padding_ratio",
-         "bm_nnz_per_block", "parse_mb_s", "fmm_parse_mb_s"};
+         "bm_nnz_per_block", "parse_mb_s", "fmm_parse_mb_s", "optimize_ms", "working_set_bytes", "cache_bytes",
+         "cache_ratio", "in_cache"};
     k.insert(k.end(), {"picked", "pick_reason"});  // auto rows: the kernel the selector picked, and why
     return k;
   }();

@@ -167,6 +167,7 @@ SpmvResult run_cell(const Csr<double>& a, const Csr<T>& a_t, const std::vector<T
   }
   r.conversion_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   r.bytes_moved = plan->bytes_moved();
+  r.optimize_ms = plan->optimize_ms();
   r.note = plan->detail();
   if (cell.selection) {
     r.picked = planned->name;

@@ -17,6 +17,7 @@
 #include "spkit/device.hpp"
 #include "spkit/error.hpp"
 #include "spkit/formats/format_common.hpp"
+#include "spkit/stats.hpp"
 
 namespace spkit {
 namespace {
@@ -98,7 +99,7 @@ SpgemmRow run_one(const SpgemmKernelInfo& k, const Csr<T>& a, const Csr<T>& b, s
   const double u = k.unit_roundoff > 0 ? k.unit_roundoff : (sizeof(T) == 4 ? 0x1p-24 : 0x1p-53);
   SpgemmCheck v;
   try {
-    v = check_spgemm(a, b, res.c, u);
+    v = check_spgemm(a, b, res.c, u, k.input_underflow);
   } catch (const std::exception& e) {
     v.ok = false, v.message = e.what();
   }
@@ -149,9 +150,27 @@ std::vector<SpgemmRow> run_spgemm(const SpgemmRegistry& reg, const Csr<double>& 
                        std::to_string(b.cols) + " columns), more than half the memory available",
                    check_bytes);
   if (opts.run.threads < 1) throw Error("thread count must be at least 1 (got " + std::to_string(opts.run.threads) + ")");
+  // "auto" among the globs: one extra row per backend, the kernel select_spgemm_kernel picks, run and
+  // validated like any other and labelled "auto" (its note says which kernel and why).
+  std::string globs;
+  bool want_auto = false;
+  for (std::size_t start = 0; start <= opts.kernels.size();) {
+    std::size_t end = opts.kernels.find(',', start);
+    if (end == std::string::npos) end = opts.kernels.size();
+    const std::string g = opts.kernels.substr(start, end - start);
+    if (g == "auto" || g == "all") want_auto = true;  // "all" is every kernel and the auto row
+    if (g != "auto" && !g.empty()) globs += (globs.empty() ? "" : ",") + g;
+    start = end + 1;
+  }
+  std::vector<Backend> auto_backends;
+  if (want_auto) {
+    if (opts.device != DeviceSelect::gpu) auto_backends.push_back(Backend::cpu);
+    if (opts.device != DeviceSelect::cpu && gpu_count() > 0) auto_backends.push_back(Backend::cuda);
+  }
   std::set<std::string> chosen;
   bool any_cpu = false, any_cuda = false;
-  for (const SpgemmKernelInfo* k : reg.match(opts.kernels)) {
+  for (Backend be : auto_backends) (be == Backend::cpu ? any_cpu : any_cuda) = true;
+  for (const SpgemmKernelInfo* k : reg.match(globs)) {
     if (opts.device == DeviceSelect::cpu && k->backend != Backend::cpu) continue;
     if (opts.device == DeviceSelect::gpu && k->backend != Backend::cuda) continue;
     chosen.insert(k->name);
@@ -160,7 +179,7 @@ std::vector<SpgemmRow> run_spgemm(const SpgemmRegistry& reg, const Csr<double>& 
   }
   if (chosen.empty() && opts.device == DeviceSelect::gpu && !cuda_compiled())
     throw Error("no GPU SpGEMM kernel to run: this spkit was built without CUDA");
-  if (chosen.empty())
+  if (chosen.empty() && auto_backends.empty())
     throw Error("no registered SpGEMM kernel matches '" + opts.kernels + "' on device " +
                 (opts.device == DeviceSelect::cpu ? "cpu" : opts.device == DeviceSelect::gpu ? "gpu" : "all") +
                 " (see `spkit kernels`)");
@@ -170,7 +189,9 @@ std::vector<SpgemmRow> run_spgemm(const SpgemmRegistry& reg, const Csr<double>& 
   }
 
   const std::int64_t products = spgemm_intermediate_products(a, b);
-  std::size_t total = 0;
+  MatrixStats a_stats;
+  if (!auto_backends.empty()) a_stats = compute_stats(a);
+  std::size_t total = auto_backends.size() * opts.precisions.size();
   for (const auto& k : reg.all()) total += chosen.count(k.name) * opts.precisions.size();
   std::vector<SpgemmRow> rows;
   std::size_t index = 0;
@@ -191,6 +212,30 @@ std::vector<SpgemmRow> run_spgemm(const SpgemmRegistry& reg, const Csr<double>& 
         rows.push_back(run_one<double>(k, a, b, products, opts));
       else
         rows.push_back(run_one<float>(k, a32, &a != &b ? b32 : a32, products, opts));
+    }
+    for (Backend be : auto_backends) {
+      SpgemmRow row;
+      std::string why;
+      const SpgemmKernelInfo* k = nullptr;
+      try {
+        const SpgemmSelection pick = select_spgemm_kernel(a_stats, b.cols, be, p);
+        k = reg.find(pick.kernel);
+        why = "picked " + pick.kernel + ": " + pick.reason;
+        if (!k) throw NotApplicable("the pick " + pick.kernel + " is not in this registry");
+      } catch (const NotApplicable& e) {
+        row.kernel = "auto", row.backend = std::string(to_string(be)), row.precision = std::string(to_string(p));
+        row.status = "skipped", row.note = e.what(), row.products = products;
+        rows.push_back(row);
+        continue;
+      }
+      if (opts.on_kernel) opts.on_kernel(*k, p, index, total);
+      ++index;
+      row = p == Precision::f64 ? run_one<double>(*k, a, b, products, opts)
+                                : run_one<float>(*k, a32, &a != &b ? b32 : a32, products, opts);
+      row.kernel = "auto";
+      row.comparison = false;
+      row.note = join_note(why, row.note);
+      rows.push_back(row);
     }
     fill_ratios(rows, begin);
   }

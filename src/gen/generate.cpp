@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "gen/rng.hpp"
+#include "gen/row_generator.hpp"
 #include "spkit/error.hpp"
 #include "spkit/formats/format_common.hpp"
 #include "spkit/gen.hpp"
@@ -22,7 +23,10 @@
 namespace spkit {
 namespace {
 
+using gen_detail::build_csr;
+using gen_detail::fill_symmetric_values;
 using gen_detail::hash3;
+using gen_detail::RowGenerator;
 using gen_detail::IndexPermutation;
 using gen_detail::StreamRng;
 using gen_detail::unit_from;
@@ -33,20 +37,14 @@ constexpr std::int64_t kMaxIndex = std::numeric_limits<std::int32_t>::max();
 enum Salt : std::uint64_t { kRowSalt = 1, kEdgeSalt = 2, kRoadSalt = 3, kCircuitSalt = 4, kRankSalt = 5 };
 
 
-class RowGenerator {
- public:
-  virtual ~RowGenerator() = default;
-  virtual std::int64_t rows() const = 0;
-  virtual std::int64_t cols() const = 0;
-  // About the non-zeros to come: checked against memory before anything large is allocated.
-  virtual double expected_nnz() const = 0;
-  virtual std::int64_t row_length(std::int64_t row) const = 0;
-  // Writes exactly row_length(row) entries, columns strictly increasing.
-  virtual void fill_row(std::int64_t row, std::int32_t* cols, double* values) const = 0;
-};
+
+
+}  // namespace
+
+namespace gen_detail {
 
 // Off-diagonal value of the symmetric families: the same for (i, j) and (j, i), in (-1, -0.5].
-inline double symmetric_value(std::uint64_t seed, std::int64_t i, std::int64_t j) {
+double symmetric_value(std::uint64_t seed, std::int64_t i, std::int64_t j) {
   std::int64_t lo = std::min(i, j), hi = std::max(i, j);
   return -(0.5 + 0.5 * unit_from(hash3(seed ^ kEdgeSalt, static_cast<std::uint64_t>(lo), static_cast<std::uint64_t>(hi))));
 }
@@ -67,6 +65,10 @@ void fill_symmetric_values(std::uint64_t seed, std::int64_t row, const std::int3
   }
   if (diag >= 0) values[diag] = off_sum + 1.0;
 }
+
+}  // namespace gen_detail
+
+namespace {
 
 // k distinct columns in [0, range), sorted, by Knuth's selection sampling (uniform; O(range)).
 void selection_sample(StreamRng& rng, std::int64_t k, std::int64_t range, std::int32_t* out) {
@@ -403,8 +405,10 @@ class CircuitGenerator : public RowGenerator {
   std::vector<std::int32_t> dense_rows_, dense_cols_;
 };
 
+}  // namespace
+
 // ---- the parallel two-pass CSR builder ------------------------------------------------------------
-Csr<double> build_csr(const RowGenerator& gen, const std::string& family, const GenProgress& progress) {
+Csr<double> gen_detail::build_csr(const RowGenerator& gen, const std::string& family, const GenProgress& progress) {
   Csr<double> a;
   a.rows = gen.rows();
   a.cols = gen.cols();
@@ -474,8 +478,11 @@ Csr<double> build_csr(const RowGenerator& gen, const std::string& family, const 
   return a;
 }
 
+namespace {
+
 const std::vector<std::string>& families() {
-  static const std::vector<std::string> f = {"lap2d", "lap3d", "fem", "random", "powerlaw", "road", "circuit", "banded"};
+  static const std::vector<std::string> f = {"lap2d",  "lap3d",   "fem",    "random",    "powerlaw",   "road",
+                                             "circuit", "banded", "rmat", "geometric", "fem_mesh", "road_planar"};
   return f;
 }
 
@@ -514,6 +521,9 @@ std::unique_ptr<RowGenerator> make_generator(const GenOptions& o) {
     checked_dim(f, o.n, 2);
     return std::make_unique<RoadGenerator>(o.n, o.seed);
   }
+  if (f == "geometric") return gen_detail::make_geometric(o);
+  if (f == "fem_mesh") return gen_detail::make_fem_mesh(o);
+  if (f == "road_planar") return gen_detail::make_road_planar(o);
   checked_dim(f, o.n, 1);
   if (f == "banded") {
     if (o.bandwidth < 0) bad_option(f, "--bandwidth must be >= 0 (got " + std::to_string(o.bandwidth) + ")");
@@ -547,11 +557,19 @@ std::vector<std::string> generator_families() { return families(); }
 Csr<double> generate(const GenOptions& opts) { return generate(opts, GenProgress{}); }
 
 Csr<double> generate(const GenOptions& opts, const GenProgress& progress) {
+  // R-MAT draws edges, not rows: its own two-pass build (counting sort of the edges).
+  if (opts.family == "rmat") return gen_detail::generate_rmat(opts, progress);
   auto gen = make_generator(opts);
   return build_csr(*gen, opts.family, progress);
 }
 
-std::int64_t generated_rows(const GenOptions& opts) { return make_generator(opts)->rows(); }
+std::int64_t generated_rows(const GenOptions& opts) {
+  if (opts.family == "rmat") {
+    gen_detail::check_rmat_options(opts);
+    return opts.n;
+  }
+  return make_generator(opts)->rows();
+}
 
 std::int64_t size_for_nnz(const std::string& family, std::int64_t target_nnz, const GenOptions& base) {
   check_family(family);
@@ -567,6 +585,15 @@ std::int64_t size_for_nnz(const std::string& family, std::int64_t target_nnz, co
     n = std::sqrt(t / 2.8);
   else if (family == "banded")
     n = t / (2.0 * std::max(0, base.bandwidth) + 1.0);
+  else if (family == "rmat")
+    // R-MAT's duplicate edges merge: about 90% of the drawn edges survive at edge factor 16.
+    n = t / (0.9 * std::max(1, base.edge_factor));
+  else if (family == "geometric")
+    n = t / (std::max(1, base.per_row) + 1.0);  // mean neighbours + the diagonal
+  else if (family == "fem_mesh")
+    n = gen_detail::fem_mesh_side_for_nnz(base, t);
+  else if (family == "road_planar")
+    n = std::sqrt(t / 3.35);  // ~2.35 neighbours + the diagonal per node
   else if (family == "circuit")
     n = t / (std::max(1, base.per_row) + 0.5);  // the dense rows add about n/2 in all
   else  // random, powerlaw

@@ -17,6 +17,7 @@
 #include "spkit/bench/suite.hpp"
 #include "spkit/error.hpp"
 #include "spkit/gen.hpp"
+#include "spkit/stats.hpp"
 
 namespace fs = std::filesystem;
 using namespace spkit;
@@ -114,6 +115,60 @@ TEST(BenchSuite, GeneratedSuiteCoversEveryFamilyWithUniqueNames) {
   // Both 3-D stencils.
   EXPECT_TRUE(names.count("lap3d7"));
   EXPECT_TRUE(names.count("lap3d27"));
+}
+
+TEST(BenchSuite, DefaultSuiteSizesTheHeadlinePastFourTimesTheCache) {
+  // A pretend 512 KiB last-level cache keeps the test fast; the rule is the same for 32 MiB.
+  const std::uint64_t llc = 1u << 19;
+  EXPECT_EQ(parse_suite_size("default"), SuiteSize::standard);
+  const auto suite = generated_suite(SuiteSize::standard, 5, llc);
+  MachineInfo machine;
+  machine.llc_bytes = llc;
+  int headline = 0;
+  for (const auto& m : suite) {
+    if (!m.headline) {
+      EXPECT_EQ(m.gen.n, size_for_nnz(m.gen.family, target_nnz(SuiteSize::standard), m.gen)) << m.name;
+      continue;
+    }
+    ++headline;
+    const MatrixStats s = compute_stats(generate(m.gen));
+    for (const char* prec : {"float", "double"}) {
+      const CacheFit fit = cache_fit(s, prec, "cpu", machine);
+      EXPECT_GE(fit.ratio, 4.0) << m.name << " " << prec << ": working set " << fit.working_set_bytes;
+      EXPECT_FALSE(fit.in_cache());
+    }
+  }
+  EXPECT_EQ(headline, 3);  // fem_mesh, rmat, road_planar
+  // Unknown cache: the large size; an absurd one: capped (the report then shows the ratio reached).
+  EXPECT_EQ(headline_nnz(0), target_nnz(SuiteSize::large));
+  EXPECT_EQ(headline_nnz(std::uint64_t{1} << 40), kMaxHeadlineNnz);
+  // The other sizes have no headline matrices.
+  for (const auto& m : generated_suite(SuiteSize::small, 5, llc)) EXPECT_FALSE(m.headline) << m.name;
+  // Cache fit: a 1000 x 1000 matrix with 10^4 non-zeros moves 12e4 + 4e3 + 16e3 bytes in double.
+  MatrixStats small;
+  small.rows = small.cols = 1000;
+  small.nnz = 10000;
+  const CacheFit d = cache_fit(small, "double", "cpu", machine);
+  EXPECT_EQ(d.working_set_bytes, 12u * 10000 + 4u * 1000 + 8u * 2000);
+  EXPECT_TRUE(d.in_cache());
+  EXPECT_EQ(cache_fit(small, "double", "cuda", machine).ratio, 0.0) << "no GPU L2 known";
+}
+
+TEST(BenchSuite, DegenerateFormatsAreNamed) {
+  GenOptions o;
+  o.family = "rmat";
+  o.n = 1 << 14;
+  const MatrixStats graph = compute_stats(generate(o));
+  o.family = "lap2d";
+  o.n = 100;
+  const MatrixStats grid = compute_stats(generate(o));
+  for (const char* name : {"cpu.hll.omp.guided", "cpu.ell.omp", "cpu.bmsparse.omp"}) {
+    const KernelInfo* k = registry().find(name);
+    ASSERT_NE(k, nullptr) << name;
+    EXPECT_NE(degenerate_format_reason(*k, graph).find("not timed"), std::string::npos) << name;
+    EXPECT_EQ(degenerate_format_reason(*k, grid), "") << name;
+  }
+  EXPECT_EQ(degenerate_format_reason(*registry().find("cpu.csr.serial"), graph), "");
 }
 
 TEST(BenchSuite, TinyMatricesHaveAboutTheTargetNonZeros) {

@@ -32,7 +32,7 @@ RUN=(--size tiny --kernels "$KERNELS" --threads 1,2 --reps 3 --warmup 1 --matric
 echo "== bench (tiny suite)"
 "$SPKIT" bench "${RUN[@]}" --out "$T/a" >"$T/a.out" 2>"$T/a.err" || { cat "$T/a.err"; fail "spkit bench exited non-zero"; }
 grep -q "best spkit kernel" "$T/a.out" || fail "no summary table on stdout"
-grep -q "\[1/10\]" "$T/a.err" || fail "no progress (matrix i of n) on stderr"
+grep -q "\[1/14\]" "$T/a.err" || fail "no progress (matrix i of n) on stderr"
 grep -q "remaining" "$T/a.err" || fail "no time estimate in the progress"
 
 echo "== results.json keys, results.csv rows"
@@ -52,12 +52,18 @@ documented = ["matrix", "kernel", "format", "backend", "precision", "threads", "
               "mean_ms", "gflops", "gbytes_per_s", "own_gbytes_per_s", "speedup", "efficiency", "rel_l2_error",
               "max_abs_error", "valid", "status", "note", "rows", "cols", "nnz", "row_nnz_mean", "row_nnz_std",
               "row_nnz_max", "ell_padding_ratio", "hll_padding_ratio", "bm_nnz_per_block", "parse_mb_s",
-              "fmm_parse_mb_s"]
+              "fmm_parse_mb_s", "optimize_ms", "working_set_bytes", "cache_bytes", "cache_ratio", "in_cache"]
 for row in rows:
     missing = [k for k in documented if k not in row]
     assert not missing, f"row lacks {missing}"
 matrices = {row["matrix"] for row in rows}
-expected = {"lap2d", "lap3d7", "lap3d27", "fem", "random", "powerlaw", "road", "circuit", "banded", "small"}
+expected = {"lap2d", "lap3d7", "lap3d27", "fem", "random", "powerlaw", "road", "circuit", "banded", "small",
+            "rmat", "geometric", "fem_mesh", "road_planar"}
+# The cache fit is recorded: the machine's LLC (as read) and, per row, the working set over it.
+assert r["machine"].get("llc_source"), "machine lacks llc_source"
+for row in rows:
+    if r["machine"]["llc_bytes"] > 0 and row["backend"] == "cpu":
+        assert row["cache_bytes"] == r["machine"]["llc_bytes"] and row["cache_ratio"] > 0, row["matrix"]
 assert matrices == expected, f"matrices {sorted(matrices)} != {sorted(expected)}"
 assert any(row["status"] == "ok" and row["valid"] and row["gflops"] > 0 for row in rows), "no valid timed row"
 ok = [row for row in rows if row["status"] == "ok"]
@@ -102,7 +108,7 @@ echo "== --resume skips finished cells"
 rows_before=$("$PY" -c "import json,sys; print(len(json.load(open(sys.argv[1]))['results']))" "$T/a/results.json")
 "$SPKIT" bench "${RUN[@]}" --out "$T/a" --resume --no-report >/dev/null 2>"$T/resume.err" || fail "resume run failed"
 grep -q ", 0 to run" "$T/resume.err" || { cat "$T/resume.err"; fail "resume did not find every cell done"; }
-[ "$(grep -c 'skipped, all cells already done' "$T/resume.err")" -eq 10 ] || fail "resume re-ran a matrix"
+[ "$(grep -c 'skipped, all cells already done' "$T/resume.err")" -eq 14 ] || fail "resume re-ran a matrix"
 # Drop one matrix's rows: a resumed run redoes exactly those.
 "$PY" - "$T/a/results.json" "$T/b.json" <<'EOF'
 import json, sys
@@ -112,7 +118,7 @@ json.dump(r, open(sys.argv[2], "w"))
 EOF
 mkdir -p "$T/b" && cp "$T/b.json" "$T/b/results.json"
 "$SPKIT" bench "${RUN[@]}" --out "$T/b" --resume --no-report >/dev/null 2>"$T/resume2.err" || fail "partial resume failed"
-[ "$(grep -c 'skipped, all cells already done' "$T/resume2.err")" -eq 9 ] || fail "partial resume: wrong matrices re-run"
+[ "$(grep -c 'skipped, all cells already done' "$T/resume2.err")" -eq 13 ] || fail "partial resume: wrong matrices re-run"
 grep -q "road (" "$T/resume2.err" || fail "partial resume did not run road"
 rows_after=$("$PY" -c "import json,sys; print(len(json.load(open(sys.argv[1]))['results']))" "$T/b/results.json")
 [ "$rows_after" -eq "$rows_before" ] || fail "resumed results have $rows_after rows, expected $rows_before"

@@ -58,12 +58,22 @@ python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); assert j["rows"]==5
 grep -q "bmSparse" "$TMP/r.txt" || fail "info text lacks bmSparse"
 
 # --nnz picks the size; every family works from the command line.
-for fam in lap2d lap3d fem random powerlaw road circuit banded; do
+for fam in lap2d lap3d fem random powerlaw road circuit banded rmat geometric fem_mesh road_planar; do
   "$SPKIT" gen $fam --nnz 5000 -o "$TMP/$fam.mtx" >/dev/null || fail "gen $fam --nnz"
   "$SPKIT" info "$TMP/$fam.mtx" --json >"$TMP/$fam.json" || fail "info $fam"
   python3 -c 'import json,sys; n=json.load(open(sys.argv[1]))["nnz"]; assert 3000 <= n <= 7000, n' "$TMP/$fam.json" \
     || fail "gen $fam --nnz 5000 gave a size far off"
 done
+
+# info reports the diagonals and exact symmetry: the mesh-like families are symmetric, R-MAT is not.
+for fam in lap2d geometric fem_mesh road_planar rmat; do
+  python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); assert j["symmetric"] == (sys.argv[2] != "rmat"), j["symmetric"]; assert 1 <= j["diagonals"] <= 2 * j["rows"] - 1' \
+    "$TMP/$fam.json" "$fam" || fail "info symmetric/diagonals ($fam)"
+done
+"$SPKIT" info "$TMP/road_planar.mtx" | grep -q "symmetric       yes" || fail "info text lacks symmetric"
+"$SPKIT" gen fem_mesh --n 6 --dims 3 --element-order 2 --dof 2 --ordering random -o "$TMP/p2.mtx" >/dev/null || fail "gen fem_mesh P2"
+expect_error "--element-order" "$TMP/bad.mtx" "$SPKIT" gen fem_mesh --n 5 --element-order 3 -o "$TMP/bad.mtx"
+expect_error "--ordering" "$TMP/bad.mtx" "$SPKIT" gen road_planar --n 5 --ordering sfc -o "$TMP/bad.mtx"
 
 # Same seed, different thread counts: identical files.
 "$SPKIT" gen powerlaw --n 30000 --seed 11 --threads 1 -o "$TMP/p1.spkb" >/dev/null || fail "gen threads 1"

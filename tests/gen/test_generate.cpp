@@ -268,7 +268,7 @@ TEST(Generate, CircuitDenseRowsAndColumns) {
 TEST(Generate, DeterministicForASeed) {
   for (const auto& family : generator_families()) {
     SCOPED_TRACE(family);
-    const std::int64_t n = (family == "lap3d" || family == "fem") ? 6 : (family == "lap2d" || family == "road") ? 31 : 777;
+    const std::int64_t n = (family == "lap3d" || family == "fem" || family == "fem_mesh") ? 6 : (family == "lap2d" || family == "road" || family == "road_planar") ? 31 : 777;
     auto a = generate(opts(family, n, 5));
     auto b = generate(opts(family, n, 5));
     EXPECT_TRUE(same(a, b));
@@ -283,7 +283,7 @@ TEST(Generate, IndependentOfThreadCount) {
   for (const auto& family : generator_families()) {
     SCOPED_TRACE(family);
     // Sizes with several work chunks, so threads really share the rows.
-    const std::int64_t n = (family == "lap3d" || family == "fem") ? 23 : (family == "lap2d" || family == "road") ? 130 : 20011;
+    const std::int64_t n = (family == "lap3d" || family == "fem" || family == "fem_mesh") ? 23 : (family == "lap2d" || family == "road" || family == "road_planar") ? 130 : 20011;
     omp_set_num_threads(1);
     auto one = generate(opts(family, n, 9));
     omp_set_num_threads(3);
@@ -359,6 +359,263 @@ TEST(Generate, SizeForNnzHitsTheTarget) {
   auto a = generate(base);
   EXPECT_NEAR(static_cast<double>(a.nnz()), target, 0.3 * target);
   EXPECT_EQ(size_for_nnz("random", 0), 1);
+}
+
+
+// ---- families with the structure of real matrices -------------------------------------------------
+
+// Off-diagonal degree of each row (dof 1).
+std::vector<std::int64_t> degrees(const Csr<double>& a) {
+  std::vector<std::int64_t> d(static_cast<std::size_t>(a.rows));
+  for (std::int64_t i = 0; i < a.rows; ++i) d[i] = a.row_length(i) - (at(a, i, i) != 0.0);
+  return d;
+}
+
+std::int64_t bandwidth(const Csr<double>& a) {
+  std::int64_t b = 0;
+  for (std::int64_t i = 0; i < a.rows; ++i)
+    for (std::int64_t k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k) b = std::max<std::int64_t>(b, std::abs(a.col_idx[k] - i));
+  return b;
+}
+
+TEST(Generate, RealStructureFamiliesListed) {
+  auto f = generator_families();
+  for (const char* name : {"rmat", "geometric", "fem_mesh", "road_planar", "circuit"})
+    EXPECT_NE(std::find(f.begin(), f.end(), name), f.end()) << name;
+}
+
+TEST(Generate, RmatSkewedDegreesNoLocality) {
+  auto o = opts("rmat", 1 << 14);
+  auto a = generate(o);
+  check_csr(a);  // sorted, distinct columns: duplicate edges merged
+  expect_no_zero_values(a);
+  EXPECT_EQ(a.rows, 1 << 14);
+  // Duplicates merged: fewer than drawn, most survive.
+  EXPECT_LE(a.nnz(), (1 << 14) * 16);
+  EXPECT_GT(a.nnz(), (1 << 14) * 16 * 8 / 10);
+  const double mean = static_cast<double>(a.nnz()) / a.rows;
+  std::int64_t longest = 0, empty = 0, near = 0;
+  for (std::int64_t i = 0; i < a.rows; ++i) {
+    longest = std::max(longest, a.row_length(i));
+    empty += a.row_length(i) == 0;
+    for (std::int64_t k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k) near += std::abs(a.col_idx[k] - i) < a.rows / 100;
+  }
+  EXPECT_GT(static_cast<double>(longest), 20 * mean) << "hubs: a few very long rows";
+  EXPECT_GT(empty, a.rows / 10) << "R-MAT leaves many vertices without out-edges";
+  EXPECT_LT(static_cast<double>(near) / static_cast<double>(a.nnz()), 0.05) << "scrambled labels: no locality";
+  EXPECT_GT(bandwidth(a), a.rows * 9 / 10);
+  // Not symmetric (directed edges, independent values).
+  bool symmetric = true;
+  for (std::int64_t i = 0; i < a.rows && symmetric; ++i)
+    for (std::int64_t k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k)
+      if (at(a, a.col_idx[k], i) != a.values[k]) {
+        symmetric = false;
+        break;
+      }
+  EXPECT_FALSE(symmetric);
+  // n not a power of two, uniform quadrants: still n x n and valid.
+  o = opts("rmat", 1000);
+  o.rmat_a = o.rmat_b = o.rmat_c = 0.25;
+  auto u = generate(o);
+  check_csr(u);
+  EXPECT_EQ(u.rows, 1000);
+}
+
+TEST(Generate, GeometricNeighboursAndSymmetry) {
+  for (int dims : {2, 3}) {
+    SCOPED_TRACE(dims);
+    auto o = opts("geometric", 20000);
+    o.dims = dims;
+    o.per_row = 10;
+    auto a = generate(o);
+    check_csr(a);
+    expect_no_zero_values(a);
+    expect_symmetric_dominant(a);
+    const double mean_neighbours = static_cast<double>(a.nnz() - a.rows) / a.rows;
+    // Fewer near the boundary of the unit square/cube.
+    EXPECT_GT(mean_neighbours, 0.8 * o.per_row);
+    EXPECT_LT(mean_neighbours, 1.05 * o.per_row);
+    // Poisson-like degrees: a spread, no hubs.
+    const auto d = degrees(a);
+    EXPECT_LT(*std::max_element(d.begin(), d.end()), 5 * o.per_row);
+    EXPECT_GT(*std::max_element(d.begin(), d.end()), o.per_row + 3);
+  }
+  auto o = opts("geometric", 20000);
+  auto sfc = generate(o);
+  o.ordering = "random";
+  auto random = generate(o);
+  EXPECT_EQ(random.nnz(), sfc.nnz()) << "same graph, numbered differently";
+  // Along the curve most neighbours are near in the numbering; randomly numbered they are not.
+  auto near_fraction = [](const Csr<double>& a) {
+    std::int64_t near = 0;
+    for (std::int64_t i = 0; i < a.rows; ++i)
+      for (std::int64_t k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k) near += std::abs(a.col_idx[k] - i) <= 1000;
+    return static_cast<double>(near) / static_cast<double>(a.nnz());
+  };
+  EXPECT_GT(near_fraction(sfc), 0.7);
+  EXPECT_LT(near_fraction(random), 0.3);
+}
+
+TEST(Generate, FemMeshConformingTriangulation) {
+  // 2D P1, dof 1: n^2 vertices; lattice edges 2n(n-1) plus exactly one diagonal per square.
+  const std::int64_t n = 40;
+  auto o = opts("fem_mesh", n);
+  o.dims = 2;
+  o.dof = 1;
+  auto a = generate(o);
+  check_csr(a);
+  expect_no_zero_values(a);
+  expect_symmetric_dominant(a);
+  EXPECT_EQ(a.rows, n * n);
+  EXPECT_EQ(a.nnz(), n * n + 2 * (2 * n * (n - 1) + (n - 1) * (n - 1)));
+  const auto d = degrees(a);
+  EXPECT_GE(*std::min_element(d.begin(), d.end()), 2);
+  EXPECT_LE(*std::max_element(d.begin(), d.end()), 8);
+  EXPECT_NEAR(static_cast<double>(a.nnz() - a.rows) / a.rows, 6.0, 0.5);
+  EXPECT_GT(bandwidth(a), 3 * n) << "numbered along a curve, not row by row";
+  // 3D P1: axis edges 3n^2(n-1), one diagonal per face 3n(n-1)^2, one body diagonal per cube (n-1)^3.
+  const std::int64_t m = 9;
+  o = opts("fem_mesh", m);
+  o.dof = 1;
+  a = generate(o);
+  check_csr(a);
+  expect_symmetric_dominant(a);
+  EXPECT_EQ(a.rows, m * m * m);
+  EXPECT_EQ(a.nnz(), m * m * m + 2 * (3 * m * m * (m - 1) + 3 * m * (m - 1) * (m - 1) + (m - 1) * (m - 1) * (m - 1)));
+}
+
+TEST(Generate, FemMeshP2AndDofBlocks) {
+  // P2 2D: a node per vertex and per edge; E = 2n(n-1) + (n-1)^2.
+  const std::int64_t n = 12;
+  auto o = opts("fem_mesh", n);
+  o.dims = 2;
+  o.dof = 1;
+  o.element_order = 2;
+  auto a = generate(o);
+  check_csr(a);
+  expect_symmetric_dominant(a);
+  EXPECT_EQ(a.rows, n * n + 2 * n * (n - 1) + (n - 1) * (n - 1));
+  // A P2 triangle couples its 6 nodes: rows have at least 6 entries, vertex rows up to 1 + 8*... entries.
+  for (std::int64_t i = 0; i < a.rows; ++i) EXPECT_GE(a.row_length(i), 6) << "row " << i;
+  // 3D, P2, dof 3: rows in groups of 3 with identical columns, columns in aligned triples.
+  o = opts("fem_mesh", 5);
+  o.element_order = 2;
+  o.dof = 3;
+  auto b = generate(o);
+  check_csr(b);
+  expect_no_zero_values(b);
+  expect_symmetric_dominant(b);
+  ASSERT_EQ(b.rows % 3, 0);
+  for (std::int64_t i = 0; i < b.rows; i += 3) {
+    ASSERT_EQ(b.row_length(i), b.row_length(i + 1));
+    ASSERT_EQ(b.row_length(i), b.row_length(i + 2));
+    for (std::int64_t k = 0; k < b.row_length(i); ++k) {
+      ASSERT_EQ(b.col_idx[b.row_ptr[i] + k], b.col_idx[b.row_ptr[i + 2] + k]);
+      if (k % 3 == 0) ASSERT_EQ(b.col_idx[b.row_ptr[i] + k] % 3, 0);
+    }
+  }
+  o.ordering = "random";
+  EXPECT_EQ(generate(o).nnz(), b.nnz());
+}
+
+TEST(Generate, RoadPlanarDegreesAndNumbering) {
+  const std::int64_t n = 150;
+  auto a = generate(opts("road_planar", n));
+  check_csr(a);
+  expect_no_zero_values(a);
+  expect_symmetric_dominant(a);
+  EXPECT_EQ(a.rows, n * n);
+  const auto d = degrees(a);
+  std::map<std::int64_t, std::int64_t> hist;
+  for (auto x : d) ++hist[x];
+  EXPECT_LE(hist.rbegin()->first, 4) << "crossings join at most 4 roads";
+  const double mean = static_cast<double>(a.nnz() - a.rows) / a.rows;
+  EXPECT_GT(mean, 2.0);
+  EXPECT_LT(mean, 3.0);
+  EXPECT_LT(hist[0], a.rows / 100) << "almost no isolated crossing";
+  EXPECT_GT(hist[2] + hist[3], a.rows / 2) << "mostly degree 2 and 3";
+  EXPECT_GT(hist[4], 0);
+  // A planar graph has at most 3V - 6 edges (the mesh it is cut from is a planar triangulation).
+  EXPECT_LE((a.nnz() - a.rows) / 2, 3 * a.rows - 6);
+  // BFS numbering keeps neighbours within a few fronts; random numbering spreads them.
+  EXPECT_LT(bandwidth(a), 6 * n);
+  auto o = opts("road_planar", n);
+  o.ordering = "random";
+  auto r = generate(o);
+  EXPECT_EQ(r.nnz(), a.nnz());
+  EXPECT_GT(bandwidth(r), a.rows / 2);
+}
+
+TEST(Generate, RealStructureVariantsIndependentOfThreadCount) {
+  const int saved = omp_get_max_threads();
+  std::vector<GenOptions> variants;
+  auto add = [&](const char* family, std::int64_t n, int dims, int order, const char* ordering) {
+    GenOptions o = opts(family, n, 3);
+    o.dims = dims;
+    o.element_order = order;
+    o.ordering = ordering;
+    variants.push_back(o);
+  };
+  add("rmat", 30001, 0, 1, "");
+  add("geometric", 30001, 2, 1, "");
+  add("geometric", 20011, 3, 1, "random");
+  add("fem_mesh", 60, 2, 2, "");
+  add("fem_mesh", 14, 3, 1, "random");
+  add("fem_mesh", 9, 3, 2, "");
+  add("road_planar", 120, 0, 1, "");
+  add("road_planar", 120, 0, 1, "random");
+  for (const auto& o : variants) {
+    SCOPED_TRACE(o.family + " dims " + std::to_string(o.dims) + " order " + std::to_string(o.element_order) + " " +
+                 o.ordering);
+    omp_set_num_threads(1);
+    auto one = generate(o);
+    omp_set_num_threads(3);
+    auto three = generate(o);
+    EXPECT_TRUE(same(one, three));
+    EXPECT_GT(one.nnz(), 0);
+  }
+  omp_set_num_threads(saved);
+}
+
+TEST(Generate, RealStructureSizesAndOptions) {
+  const std::int64_t target = 400000;
+  for (int dims : {2, 3})
+    for (int order : {1, 2})
+      for (int dof : {1, 3}) {
+        SCOPED_TRACE("fem_mesh dims " + std::to_string(dims) + " P" + std::to_string(order) + " dof " + std::to_string(dof));
+        GenOptions o;
+        o.family = "fem_mesh";
+        o.dims = dims;
+        o.element_order = order;
+        o.dof = dof;
+        o.n = size_for_nnz("fem_mesh", target, o);
+        auto a = generate(o);
+        EXPECT_GT(a.nnz(), target * 6 / 10);
+        EXPECT_LT(a.nnz(), target * 14 / 10);
+      }
+  auto o = opts("fem_mesh", 5);
+  o.dims = 4;
+  EXPECT_NE(error_of(o).find("--dims"), std::string::npos);
+  o = opts("fem_mesh", 5);
+  o.element_order = 3;
+  EXPECT_NE(error_of(o).find("--element-order"), std::string::npos);
+  o = opts("fem_mesh", 5);
+  o.dof = 4;
+  EXPECT_NE(error_of(o).find("--dof"), std::string::npos);
+  o = opts("road_planar", 5);
+  o.ordering = "sfc";
+  EXPECT_NE(error_of(o).find("--ordering"), std::string::npos);
+  o = opts("rmat", 100);
+  o.rmat_a = 0.9;
+  EXPECT_NE(error_of(o).find("--rmat-a"), std::string::npos);
+  o = opts("rmat", 100);
+  o.edge_factor = 0;
+  EXPECT_NE(error_of(o).find("--edge-factor"), std::string::npos);
+  EXPECT_NE(error_of(opts("road_planar", 50000)).find("2^31"), std::string::npos);
+  EXPECT_NE(error_of(opts("fem_mesh", 2000)).find("2^31"), std::string::npos);
+  o = opts("geometric", 100);
+  o.per_row = 0;
+  EXPECT_NE(error_of(o).find("--per-row"), std::string::npos);
 }
 
 }  // namespace

@@ -382,7 +382,10 @@ TEST(CooToCsr, MatchesReferenceOnShuffledInputWithDuplicates) {
   std::mt19937_64 rng(seed);
   const int saved = omp_get_max_threads();
   for (auto [rows, cols, nnz] : {std::tuple<int, int, int>{0, 0, 0}, {1, 1, 3}, {7, 3, 40}, {1000, 333, 200000},
-                                  {50000, 17, 300000}, {3, 100000, 250000}}) {
+                                  {50000, 17, 300000}, {3, 100000, 250000},
+                                  // the sort's packed scratch at exactly 32 bits (9 + 23), and the
+                                  // 16-byte fallback when row-in-bucket and column do not fit (11 + 31)
+                                  {1 << 20, 1 << 23, 200000}, {1 << 22, 2147483647, 100000}}) {
     Coo<double> coo;
     coo.rows = rows;
     coo.cols = cols;

@@ -129,7 +129,7 @@ void check_kernel_on(const SpgemmKernelInfo& k, const Product& p, int threads, b
   }
   ASSERT_NO_THROW(check_csr(r.c));
   EXPECT_FALSE(has_stored_zero(csr_cast<double>(r.c))) << "exact zeros must be dropped";
-  const SpgemmCheck v = check_spgemm(a, b, r.c, unit_roundoff_of<T>(k));
+  const SpgemmCheck v = check_spgemm(a, b, r.c, unit_roundoff_of<T>(k), k.input_underflow);
   EXPECT_TRUE(v.ok) << v.message << " (" << v.pattern_mismatches << " mismatches, rel error " << v.rel_error << ")";
   // Inputs with exactly representable products (the cancellation cases): C is the reference exactly.
   if (!fresh) {

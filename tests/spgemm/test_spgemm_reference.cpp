@@ -73,5 +73,22 @@ TEST(SpgemmCheck, RejectsWrongMissingAndExtraEntries) {
   EXPECT_FALSE(check_spgemm(a0, a, extra, 0x1p-24).ok);
 }
 
+// fp16 inputs: a value under 2^-14 is subnormal and rounds to a multiple of 2^-24, an error far above
+// 2^-11 relative. With input_underflow = 2^-25 the checker accepts exactly that rounding, and not more.
+TEST(SpgemmCheck, InputUnderflowBoundsSubnormalFp16Inputs) {
+  Csr<double> a;
+  a.rows = a.cols = 1;
+  a.row_ptr = {0, 1};
+  a.col_idx = {0};
+  a.values = {3.3e-6};  // fp16 subnormal: nearest multiple of 2^-24 is 55 * 2^-24 = 3.278e-6
+  const double a16 = 55 * 0x1p-24;
+  Csr<double> c = spgemm_reference(a, a);
+  c.values[0] = a16 * a16;  // what FP16 inputs with an exact FP32 product give
+  EXPECT_FALSE(check_spgemm(a, a, c, 0x1p-11).ok);
+  EXPECT_TRUE(check_spgemm(a, a, c, 0x1p-11, 0x1p-25).ok);
+  c.values[0] = 3.0 * a16 * a16;  // far beyond any rounding of the inputs
+  EXPECT_FALSE(check_spgemm(a, a, c, 0x1p-11, 0x1p-25).ok);
+}
+
 }  // namespace
 }  // namespace spkit::test

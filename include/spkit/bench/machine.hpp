@@ -17,7 +17,16 @@ struct MachineInfo {
   std::string gpu_name;            // device 0, empty without a GPU
   double cpu_read_gbs = 0, cpu_copy_gbs = 0, cpu_triad_gbs = 0;  // 0: not measured
   double gpu_read_gbs = 0, gpu_copy_gbs = 0, gpu_triad_gbs = 0;  // 0: not measured / no GPU
+  // Caches, for the suite's sizes and the report's "fits in cache" marks. llc_bytes is what is used:
+  // the last-level data cache of the CPUs from sysfs, summed over its distinct instances (else
+  // sysconf's figure); llc_source says what each source reported, so a VM's odd figure shows.
+  std::uint64_t llc_bytes = 0;     // 0: unknown
+  std::string llc_source;
+  std::uint64_t gpu_l2_bytes = 0;  // device 0, 0 without a GPU
 };
+
+// The last-level cache as read from the machine (sysfs, sysconf): fills llc_bytes and llc_source.
+void read_llc(MachineInfo& m);
 
 // Reads the machine description; with `measure_bandwidth` also measures the CPU memory bandwidth
 // (bench/bandwidth.hpp) and, when a GPU is usable, the GPU's (measure_gpu_bandwidth). A failed

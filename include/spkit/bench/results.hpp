@@ -25,7 +25,19 @@ struct MatrixRecord {
   double file_mb = 0;          // Matrix Market text size (uncompressed), 0 for generated / .spkb
   double parse_mb_s = 0;       // our reader (read_matrix_market), text MB per second; 0: n/a
   double fmm_parse_mb_s = 0;   // fast_matrix_market's read_coo from Python; 0: not available
+  bool headline = false;       // sized for the headline: working set >= 4x the last-level cache
+  int reps = 0;                // timed repetitions per cell on this matrix (0: not recorded)
 };
+
+// How a row's working set (CSR in its precision + x + y: csr_effective_bytes) compares with the cache
+// of its device (CPU: MachineInfo::llc_bytes, GPU: gpu_l2_bytes). ratio 0: the cache size is unknown.
+struct CacheFit {
+  std::uint64_t working_set_bytes = 0, cache_bytes = 0;
+  double ratio = 0;  // working set / cache
+  bool in_cache() const { return ratio > 0 && ratio <= 1.0; }
+  bool beyond_4x() const { return ratio >= 4.0; }
+};
+CacheFit cache_fit(const MatrixStats& s, const std::string& precision, const std::string& backend, const MachineInfo& m);
 
 struct BenchRow {
   std::string matrix;  // MatrixRecord::name

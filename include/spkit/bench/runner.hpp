@@ -43,6 +43,7 @@ struct SpmvResult {
   std::string kernel, format, backend, precision;
   int threads = 1;
   double conversion_ms = 0;     // plan time: conversion + partition + upload + preprocessing
+  double optimize_ms = 0;       // of which a library's own preprocessing (mkl_sparse_optimize); 0: none
   double median_ms = 0, mean_ms = 0, min_ms = 0;
   double gflops = 0;            // 2 nnz / median (true non-zeros)
   double gbytes_per_s = 0;      // effective: CSR bytes in this precision / median (common yardstick)

@@ -8,15 +8,23 @@
 #include "spkit/bench/runner.hpp"
 #include "spkit/gen.hpp"
 #include "spkit/kernel.hpp"
+#include "spkit/stats.hpp"
 
 namespace spkit::bench {
 
-// tiny is for tests (seconds); small is the default (the whole suite in minutes on 2 cores).
-enum class SuiteSize { tiny, small, medium, large };
+// tiny is for tests (seconds); small, medium, large: every family at one size. standard ("default",
+// what `spkit bench` runs): the headline families sized past the last-level cache (working set >= 4x
+// LLC in both precisions: headline_nnz), every other family at small (often in cache, and marked so).
+enum class SuiteSize { tiny, small, medium, large, standard };
 SuiteSize parse_suite_size(const std::string& name);  // throws spkit::Error naming the valid sizes
 std::string to_string(SuiteSize s);
-// Target non-zeros per generated matrix for a size class.
+// Target non-zeros per generated matrix for a size class (standard: its non-headline matrices).
 std::int64_t target_nnz(SuiteSize s);
+// Non-zeros that put a matrix's working set (CSR + x + y, fp32 at 8 bytes per non-zero at least) at
+// 4x `llc_bytes`, plus 5%; capped at kMaxHeadlineNnz (then the report shows the ratio reached).
+// llc_bytes 0 (unknown): target_nnz(large).
+constexpr std::int64_t kMaxHeadlineNnz = 40'000'000;
+std::int64_t headline_nnz(std::uint64_t llc_bytes);
 
 struct SuiteMatrix {
   std::string name;     // short, unique in the suite: "lap3d27", "cage4"
@@ -25,10 +33,13 @@ struct SuiteMatrix {
   bool generated = true;
   GenOptions gen;       // when generated
   std::string path;     // when a file
+  bool headline = false;  // sized past the last-level cache for the headline (standard suite)
 };
 
-// One generated matrix per family of SPEC §6 (lap3d twice: 7 and 27 points) at about target_nnz(size).
-std::vector<SuiteMatrix> generated_suite(SuiteSize size, std::uint64_t seed);
+// One generated matrix per family of SPEC §6 (lap3d twice: 7 and 27 points) and per family with the
+// structure of real matrices (rmat, geometric, fem_mesh, road_planar) at about target_nnz(size);
+// standard: the headline families (fem_mesh, rmat, road_planar) at headline_nnz(llc_bytes) instead.
+std::vector<SuiteMatrix> generated_suite(SuiteSize size, std::uint64_t seed, std::uint64_t llc_bytes = 0);
 // Expands files and folders (non-recursive) into matrix files: .mtx, .mtx.gz, .spkb, sorted by name.
 // Throws spkit::Error for a path that does not exist or a folder with no matrix file.
 std::vector<SuiteMatrix> matrix_files(const std::vector<std::string>& paths);
@@ -65,6 +76,15 @@ struct Cell {
 // Kernels the bench runs: registry names matching `patterns`, on the selected device(s); CUDA
 // kernels only when `gpu_available`.
 std::vector<const KernelInfo*> select_kernels(const std::string& patterns, DeviceSelect device, bool gpu_available);
+// Why timing kernel `k` on a matrix with statistics `s` is pointless, or "" when it is not: its format
+// degenerates there (ELL or HLL storing over kMaxPaddedBytesRatio x the bytes of CSR in padding,
+// bmSparse blocks holding under kMinBmNnzPerBlock non-zeros on average). On an R-MAT graph such
+// cells take minutes each and say nothing new; spkit bench skips them (reported, with this reason)
+// unless --all-cells. Comparison kernels are never skipped.
+constexpr double kMaxPaddedBytesRatio = 4.0;
+constexpr double kMinBmNnzPerBlock = 1.5;
+std::string degenerate_format_reason(const KernelInfo& k, const MatrixStats& s);
+
 // The cells of one kernel: precisions x (threads when parallel, else {1}).
 std::vector<Cell> cells_of(const KernelInfo& k, const std::vector<Precision>& precisions, const std::vector<int>& threads);
 

@@ -506,6 +506,7 @@ void add_variant(SpgemmRegistry& reg, const std::string& variant, bool has_f32, 
   k.name = "cuda.bmsparse." + variant;
   k.format = Format::bmsparse;
   k.backend = Backend::cuda;
+  k.input_underflow = arithmetic.rfind("fp16", 0) == 0 ? 0x1p-25 : 0.0;  // fp16 subnormals: spacing 2^-24
   k.arithmetic = std::move(arithmetic);
   k.unit_roundoff = unit_roundoff;
   k.description = std::move(description);

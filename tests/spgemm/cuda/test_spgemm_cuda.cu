@@ -140,7 +140,7 @@ void check_case(const SpgemmKernelInfo& k, const Case& cs, std::int64_t sort_thr
     return;
   }
   const double u = k.unit_roundoff > 0 ? k.unit_roundoff : (sizeof(T) == 4 ? 0x1p-24 : 0x1p-53);
-  const SpgemmCheck chk = check_spgemm(a, b, r.c, u);
+  const SpgemmCheck chk = check_spgemm(a, b, r.c, u, k.input_underflow);
   EXPECT_TRUE(chk.ok) << where << ": " << chk.message << " (" << chk.pattern_mismatches
                       << " mismatches, rel error " << chk.rel_error << ")";
   for (std::int64_t p = 0; p < r.c.nnz(); ++p)

@@ -105,7 +105,7 @@ void time_matrix(const std::string& device, const Spec& spec, const Csr<double>&
     try {
       r = k->fn<T>()(a, a, o);
       const double u = k->unit_roundoff > 0 ? k->unit_roundoff : (sizeof(T) == 4 ? 0x1p-24 : 0x1p-53);
-      chk = check_spgemm(a, a, r.c, u);
+      chk = check_spgemm(a, a, r.c, u, k->input_underflow);
       if (!chk.ok) status = "FAILED validation: " + chk.message;
     } catch (const std::exception& e) {
       status = std::string("error: ") + e.what();

@@ -1,0 +1,259 @@
+"""spkit for Python: sparse matrix-vector products in many formats on CPU and GPU.
+
+A thin binding over the C++ library (nanobind): the readers, the kernel registry, the plan-once API,
+the matrix statistics and the benchmark are the library's own; this package only moves arrays across.
+
+    import numpy as np, spkit
+    A = spkit.read_matrix("tests/data/matrices/cage4.mtx.gz")   # scipy.sparse.csr_array
+    plan = spkit.Plan(A, kernel="auto", threads=2)               # converts and partitions once
+    y = plan(np.ones(A.shape[1]))                                # y = A @ x
+    plan(x, y, alpha=2.0, beta=1.0)                              # y = 2 A x + y, in place
+
+CuPy (or any DLPack) arrays go to a plan made with device="cuda" without a trip through the host.
+"""
+from __future__ import annotations
+
+import os
+import shlex
+import sys
+from typing import Any, Callable, Iterable, Sequence, Union
+
+import numpy as np
+import scipy.sparse as sp
+
+from . import _spkit
+from ._spkit import DeviceError, Error, NotApplicable, ParseError, TooLarge
+
+__version__: str = _spkit.__version__
+
+__all__ = [
+    "Plan", "read_matrix", "write_matrix", "kernels", "info", "generate", "generator_families", "bench",
+    "cuda_compiled", "gpu_count", "Error", "ParseError", "TooLarge", "NotApplicable", "DeviceError",
+]
+
+PathLike = Union[str, "os.PathLike[str]"]
+DTypeLike = Union[str, np.dtype, type, None]
+
+_INT32_MAX = np.iinfo(np.int32).max
+
+
+def _csr_arrays(A: Any, dtype: Any) -> tuple:
+    """(rows, cols, indptr int64, indices int32, data dtype) of a scipy sparse matrix, canonical CSR."""
+    if not sp.issparse(A):
+        raise TypeError(f"expected a scipy.sparse matrix or array, got {type(A).__name__}")
+    if A.ndim != 2:
+        raise ValueError(f"expected a 2-D sparse matrix, got {A.ndim} dimensions")
+    if A.format != "csr":
+        A = A.tocsr()
+    if not A.has_canonical_format:  # spkit's CSR has sorted, distinct columns per row
+        A = A.copy()
+        A.sum_duplicates()
+    if np.iscomplexobj(A.data):
+        raise TypeError("complex matrices are not supported by spkit (real values only)")
+    rows, cols = A.shape
+    if cols - 1 > _INT32_MAX:
+        raise TooLarge(f"{cols} columns do not fit spkit's 32-bit column indices")
+    indptr = np.ascontiguousarray(A.indptr, dtype=np.int64)
+    indices = A.indices
+    if indices.dtype != np.int32:
+        indices = indices.astype(np.int32)  # safe: every column < cols <= 2^31
+    indices = np.ascontiguousarray(indices)
+    data = np.ascontiguousarray(A.data, dtype=dtype)
+    return rows, cols, indptr, indices, data
+
+
+def _to_csr_array(arrays: tuple, dtype: Any = np.float64) -> sp.csr_array:
+    indptr, indices, data, rows, cols = arrays
+    if np.dtype(dtype) != data.dtype:
+        data = data.astype(dtype)
+    # scipy keeps one index dtype for both arrays. When the non-zeros fit int32, indptr (rows + 1
+    # entries) is narrowed so that the int32 indices are adopted without a copy; else both are int64.
+    if indptr[-1] <= _INT32_MAX:
+        indptr = indptr.astype(np.int32)
+    return sp.csr_array((data, indices, indptr), shape=(rows, cols), copy=False)
+
+
+def _precision(precision: DTypeLike, default: Any) -> Any:
+    if precision is None:
+        return np.dtype(np.float32) if np.dtype(default) == np.float32 else np.dtype(np.float64)
+    if isinstance(precision, str) and precision.lower() in ("single", "f32", "fp32", "float"):
+        return np.dtype(np.float32)
+    if isinstance(precision, str) and precision.lower() in ("double", "f64", "fp64"):
+        return np.dtype(np.float64)
+    try:
+        dt = np.dtype(precision)
+    except TypeError:
+        raise ValueError(f"precision must be 'float32' or 'float64', got {precision!r}") from None
+    if dt not in (np.float32, np.float64):
+        raise ValueError(f"precision must be 'float32' or 'float64', got {dt}")
+    return dt
+
+
+def _device(device: Union[str, int]) -> tuple:
+    """("cpu" | "cuda", ordinal) from "cpu", "cuda", "gpu", "cuda:1" or an ordinal."""
+    if isinstance(device, (int, np.integer)) and not isinstance(device, bool):
+        return "cuda", int(device)
+    if isinstance(device, str):
+        name, _, ordinal = device.lower().partition(":")
+        if name == "cpu" and not ordinal:
+            return "cpu", 0
+        if name in ("cuda", "gpu"):
+            try:
+                return "cuda", int(ordinal or 0)
+            except ValueError:
+                pass
+    raise ValueError(f"device must be 'cpu', 'cuda' or 'cuda:N', got {device!r}")
+
+
+def read_matrix(path: PathLike, dtype: DTypeLike = np.float64) -> sp.csr_array:
+    """Read a Matrix Market (.mtx, .mtx.gz) or .spkb file into a scipy.sparse.csr_array.
+
+    Symmetric files are expanded, duplicates summed, columns sorted (the library's load_matrix, parsed
+    in parallel, GIL released). Raises FileNotFoundError/PermissionError/IsADirectoryError for a file
+    that cannot be opened and spkit.ParseError (a ValueError, message file:line) for a malformed one.
+    """
+    path = os.fspath(path)
+    with open(path, "rb"):  # the OS's own error for a missing or unreadable file
+        pass
+    arrays, _header = _spkit.read_matrix(path)
+    return _to_csr_array(arrays, _precision(dtype, np.float64))
+
+
+def write_matrix(path: PathLike, A: Any, comment: str = "") -> None:
+    """Write A as Matrix Market (real general coordinate) or, when path ends in .spkb, spkit's binary CSR."""
+    path = os.fspath(path)
+    rows, cols, indptr, indices, data = _csr_arrays(A, np.float64)
+    _spkit.write_matrix(path, rows, cols, indptr, indices, data, path.endswith(".spkb"), comment)
+
+
+def kernels(backend: str | None = None) -> list[dict]:
+    """The kernel registry: name, format, backend, parallel, comparison, auto, description per kernel.
+
+    `auto` says whether kernel="auto" may pick it (it has a cost model); `comparison` marks vendor or
+    third-party baselines. backend="cpu" or "cuda" filters.
+    """
+    out = _spkit.kernels()
+    return [k for k in out if backend is None or k["backend"] == backend]
+
+
+def info(A: Any, hack_size: int = 32) -> dict:
+    """The statistics of `spkit info` for a scipy sparse matrix or a matrix file, as a dict."""
+    if isinstance(A, (str, os.PathLike)):
+        A = read_matrix(A)
+    rows, cols, indptr, indices, data = _csr_arrays(A, np.float64)
+    return _spkit.info(rows, cols, indptr, indices, data, hack_size)
+
+
+def generator_families() -> list[str]:
+    """The families spkit.generate knows (lap2d, lap3d, fem, random, powerlaw, road, circuit, banded)."""
+    return _spkit.generator_families()
+
+
+def generate(family: str, n: int, *, cols: int = 0, points: int = 7, dof: int = 3, per_row: int = 8,
+             bandwidth: int = 5, zipf_s: float = 1.0, seed: int = 42,
+             dtype: DTypeLike = np.float64) -> sp.csr_array:
+    """A synthetic matrix of spkit's generator (the same as `spkit gen`), deterministic for a seed."""
+    arrays = _spkit.generate(family, n, cols, points, dof, per_row, bandwidth, zipf_s, seed)
+    return _to_csr_array(arrays, _precision(dtype, np.float64))
+
+
+def cuda_compiled() -> bool:
+    """True when this build contains the CUDA kernels."""
+    return _spkit.cuda_compiled()
+
+
+def gpu_count() -> int:
+    """Usable CUDA devices (0 without CUDA support, a driver or a device)."""
+    return _spkit.gpu_count()
+
+
+class Plan(_spkit.Plan):
+    """y = alpha*A*x + beta*y for one matrix, planned once (spkit::Plan<T>).
+
+    Plan(A, kernel="auto", precision=None, threads=0, device="cpu", expected_products=100)
+
+    A: scipy sparse matrix (converted to canonical CSR; the plan keeps its own copy).
+    kernel: "auto" (the selector picks from the matrix's statistics; see .selection) or a registry name
+        (spkit.kernels()) for the device's backend.
+    precision: "float32" / "float64" or a dtype; default: A's dtype when float32, else float64.
+    threads: CPU threads (0: all the process may use). device: "cpu", "cuda" or "cuda:N".
+    expected_products: how many products you will run (the selector weighs conversion cost by it).
+
+    plan(x) returns a new y = A x; plan(x, y, alpha, beta) updates y in place and returns it.
+    x and y: 1-D contiguous arrays of the plan's dtype; NumPy for a CPU plan; CuPy/DLPack device
+    arrays (or NumPy, copied through the plan's buffers) for a CUDA plan. Wrong dtype: TypeError;
+    wrong length, dimensions, strides or device: ValueError.
+    """
+
+    def __init__(self, A: Any, kernel: str = "auto", precision: DTypeLike = None, threads: int = 0,
+                 device: Union[str, int] = "cpu", expected_products: int = 100) -> None:
+        if not sp.issparse(A):
+            raise TypeError(f"expected a scipy.sparse matrix or array, got {type(A).__name__}")
+        dtype = _precision(precision, A.dtype)
+        backend, ordinal = _device(device)
+        rows, cols, indptr, indices, data = _csr_arrays(A, dtype)
+        prec = _spkit.Precision.float32 if dtype == np.float32 else _spkit.Precision.float64
+        super().__init__(prec, rows, cols, indptr, indices, data, kernel, backend, int(threads), ordinal,
+                         int(expected_products))
+
+    @property
+    def shape(self) -> tuple:
+        return (self.rows, self.cols)
+
+    def __repr__(self) -> str:
+        where = "cpu" if self.backend == "cpu" else f"cuda:{self.device}"
+        return f"spkit.Plan({self.rows}x{self.cols}, kernel={self.kernel!r}, dtype={self.dtype}, device={where!r})"
+
+
+def _bench_precisions(precision: Union[str, Sequence[Any]]) -> list[str]:
+    if isinstance(precision, str) and precision.lower() in ("both", "all"):
+        return ["float64", "float32"]
+    items = precision.split(",") if isinstance(precision, str) else list(precision)
+    return [str(_precision(p, np.float64)) for p in items]
+
+
+def bench(matrices: Union[PathLike, Iterable[PathLike]] = (), *, kernels: str = "all", device: str = "all",
+          precision: Union[str, Sequence[Any]] = "both", threads: Union[int, Sequence[int], None] = None,
+          reps: int = 20, warmup: int = 2, size: str = "small", generated: bool = True, seed: int = 42,
+          out: PathLike | None = None, measure_bandwidth: bool = True,
+          progress: Callable[[dict], None] | None = None, as_frame: bool | None = None) -> Any:
+    """Run the benchmark suite like `spkit bench` and return one row per matrix x kernel x precision x threads.
+
+    matrices: files or folders (.mtx, .mtx.gz, .spkb) added to the generated suite (size: tiny, small,
+    medium, large; generated=False for the files only). kernels: comma-separated globs over registry
+    names. device: cpu, gpu or all. precision: "float32", "float64", "both" or a list. threads: thread
+    counts for the parallel CPU kernels (default 1, 2, 4, ... as the CLI). out: also write
+    out/results.json and out/results.csv (readable by `spkit report` and `spkit compare`).
+    progress(event) is called before every cell with a dict (matrix, kernel, precision, threads, cell,
+    cells). Ctrl-C stops the run after the current cell and raises KeyboardInterrupt (out/ then holds
+    the finished matrices, marked incomplete).
+
+    Returns a pandas DataFrame when pandas is importable (as_frame=None) or as_frame=True, else a list
+    of dicts; the columns are those of results.csv (docs/BENCH.md).
+    """
+    import json
+
+    if isinstance(matrices, (str, os.PathLike)):
+        matrices = [matrices]
+    paths = [os.fspath(m) for m in matrices]
+    if threads is None:
+        thread_list: list[int] = []
+    elif isinstance(threads, (int, np.integer)):
+        thread_list = [int(threads)]
+    else:
+        thread_list = [int(t) for t in threads]
+    command = "spkit.bench() from: " + shlex.join(sys.argv)
+    text = _spkit.bench(paths, kernels, device, _bench_precisions(precision), thread_list, int(reps), int(warmup),
+                        size, bool(generated), int(seed), os.fspath(out) if out is not None else "",
+                        bool(measure_bandwidth), progress, command)
+    keys = _spkit.bench_row_keys()
+    rows = [{k: r.get(k) for k in keys} for r in json.loads(text)["results"]]
+    if as_frame is None or as_frame:
+        try:
+            import pandas as pd
+        except ImportError:
+            if as_frame:
+                raise
+            return rows
+        return pd.DataFrame(rows, columns=keys)
+    return rows

@@ -1,0 +1,83 @@
+"""
+spkit's C++ library, bound with nanobind (use the `spkit` package, not this module)
+"""
+
+from collections.abc import Sequence
+import enum
+from typing import Annotated
+
+import numpy
+from numpy.typing import NDArray
+
+from spkit import (
+    DeviceError as DeviceError,
+    Error as Error,
+    NotApplicable as NotApplicable,
+    ParseError as ParseError,
+    TooLarge as TooLarge
+)
+
+
+def read_matrix(path: str) -> tuple: ...
+
+def write_matrix(path: str, rows: int, cols: int, indptr: Annotated[NDArray[numpy.int64], dict(shape=(None,), order='C', device='cpu', writable=False)], indices: Annotated[NDArray[numpy.int32], dict(shape=(None,), order='C', device='cpu', writable=False)], data: Annotated[NDArray[numpy.float64], dict(shape=(None,), order='C', device='cpu', writable=False)], spkb: bool, comment: str) -> None: ...
+
+def kernels() -> list: ...
+
+def info(rows: int, cols: int, indptr: Annotated[NDArray[numpy.int64], dict(shape=(None,), order='C', device='cpu', writable=False)], indices: Annotated[NDArray[numpy.int32], dict(shape=(None,), order='C', device='cpu', writable=False)], data: Annotated[NDArray[numpy.float64], dict(shape=(None,), order='C', device='cpu', writable=False)], hack_size: int) -> dict: ...
+
+def generator_families() -> list[str]: ...
+
+def generate(family: str, n: int, cols: int, points: int, dof: int, per_row: int, bandwidth: int, zipf_s: float, seed: int) -> tuple: ...
+
+def cuda_compiled() -> bool: ...
+
+def gpu_count() -> int: ...
+
+def bench_row_keys() -> list[str]: ...
+
+def bench(matrices: Sequence[str], kernels: str, device: str, precisions: Sequence[str], threads: Sequence[int], reps: int, warmup: int, size: str, generated: bool, seed: int, out: str, measure_bandwidth: bool, progress: object | None, command: str) -> str: ...
+
+class Plan:
+    def __init__(self, precision: Precision, rows: int, cols: int, indptr: Annotated[NDArray[numpy.int64], dict(shape=(None,), order='C', device='cpu', writable=False)], indices: Annotated[NDArray[numpy.int32], dict(shape=(None,), order='C', device='cpu', writable=False)], data: Annotated[NDArray, dict(shape=(None,), order='C', device='cpu', writable=False)], kernel: str, backend: str, threads: int, device: int, expected_products: int) -> None: ...
+
+    def __call__(self, x: object, y: object | None = None, alpha: float = 1.0, beta: float = 0.0) -> object:
+        """
+        y = alpha*A*x + beta*y. Without y, returns a new array (A x times alpha) on x's device; with y,
+        updates y in place and returns it. x, y: 1-D contiguous arrays of the plan's dtype.
+        """
+
+    def apply(self, x: object, y: object, alpha: float = 1.0, beta: float = 0.0) -> object:
+        """y = alpha*A*x + beta*y in place (y required); returns y."""
+
+    @property
+    def rows(self) -> int: ...
+
+    @property
+    def cols(self) -> int: ...
+
+    @property
+    def kernel(self) -> str: ...
+
+    @property
+    def backend(self) -> str: ...
+
+    @property
+    def device(self) -> int: ...
+
+    @property
+    def dtype(self) -> str: ...
+
+    @property
+    def plan_ms(self) -> float: ...
+
+    @property
+    def bytes_moved(self) -> int: ...
+
+    @property
+    def selection(self) -> dict: ...
+
+class Precision(enum.Enum):
+    float32 = 0
+
+    float64 = 1
