@@ -214,11 +214,11 @@ if [[ ${GPU_CHECK_SANITIZE:-1} -eq 0 ]]; then
   record "compute-sanitizer" SKIP "GPU_CHECK_SANITIZE=0"
 elif command -v compute-sanitizer >/dev/null; then
   step "compute-sanitizer memcheck"
-  run_gtest "memcheck (subset)" "${GPU_CHECK_MEMCHECK_FILTER:-$SUBSET:Registry/AllKernels.*cuda_cusparse_sell:Registry/AllKernels.*cuda_csr_merge:Registry/AllKernels.*cuda_sell_*:CudaSpgemmSanitize.*}" ${GPU_CHECK_MEMCHECK_S:-240} \
+  run_gtest "memcheck (subset)" "${GPU_CHECK_MEMCHECK_FILTER:-$SUBSET:Registry/AllKernels.*cuda_cusparse_sell:Registry/AllKernels.*cuda_csr_merge:Registry/AllKernels.*cuda_sell_*:CudaSpgemmSanitize.*:Registry/AllKernels.*cuda_csr_binned}" ${GPU_CHECK_MEMCHECK_S:-240} \
     compute-sanitizer --tool memcheck --error-exitcode 99 --print-limit 20
   step "compute-sanitizer racecheck"
   [[ ${GPU_CHECK_RACECHECK:-1} -eq 0 ]] && record "racecheck" SKIP "GPU_CHECK_RACECHECK=0" ||
-  run_gtest "racecheck (shared-memory kernels)" "${GPU_CHECK_RACECHECK_FILTER:-Registry/AllKernels.*cuda_csr_vector_shared*:Registry/AllKernels.*cuda_csr_adaptive:Registry/AllKernels.*cuda_hll_warp_row_shared:Registry/AllKernels.*cuda_csr_merge:CudaSpgemmSanitize.*}" ${GPU_CHECK_RACECHECK_S:-150} \
+  run_gtest "racecheck (shared-memory kernels)" "${GPU_CHECK_RACECHECK_FILTER:-Registry/AllKernels.*cuda_csr_vector_shared*:Registry/AllKernels.*cuda_csr_adaptive:Registry/AllKernels.*cuda_hll_warp_row_shared:Registry/AllKernels.*cuda_csr_merge:CudaSpgemmSanitize.*:Registry/AllKernels.*cuda_csr_binned}" ${GPU_CHECK_RACECHECK_S:-150} \
     compute-sanitizer --tool racecheck --error-exitcode 99 --print-limit 20
 else
   record "compute-sanitizer" SKIP "not installed here"
