@@ -15,7 +15,7 @@
 namespace spkit {
 namespace {
 
-constexpr double kGpuBlockFill = 4.0;     // non-zeros per 8x8 block from which bmSparse beats CSR SpGEMM
+constexpr double kGpuBlockFill = 8.0;     // non-zeros per 8x8 block from which bmSparse beats CSR SpGEMM (road, 5.8: no; 27-pt, 8.3: yes)
 constexpr double kCpuBlockFill = 24.0;    // ... on the CPU, where dense block products cost more
 constexpr double kShortRows = 4.0;        // mean row length of road-like matrices (CSR hash beats cuSPARSE)
 constexpr std::int64_t kWideDense = 1 << 24;  // columns past which a dense accumulator per thread is wasteful
