@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "spkit/error.hpp"
+#include "spkit/formats/dia.hpp"  // is_exactly_symmetric
 #include "spkit/formats/sell.hpp"
 
 namespace spkit {
@@ -19,26 +20,6 @@ namespace {
 // Bytes of the values at fp64 and fp32, plus `fixed` bytes that do not depend on the value type.
 MatrixStats::Bytes bytes_of(std::uint64_t fixed, std::uint64_t value_count) {
   return {fixed + 8 * value_count, fixed + 4 * value_count};
-}
-
-// a_ij == a_ji exactly for every stored entry (binary search of (j, i) in row j: O(nnz log len)).
-bool is_symmetric(const Csr<double>& a) {
-  if (a.rows != a.cols) return false;
-  bool symmetric = true;
-#pragma omp parallel for schedule(dynamic, 1024) reduction(&& : symmetric)
-  for (std::int64_t i = 0; i < a.rows; ++i) {
-    if (!symmetric) continue;
-    for (std::int64_t k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k) {
-      const std::int32_t j = a.col_idx[k];
-      const auto first = a.col_idx.begin() + a.row_ptr[j], last = a.col_idx.begin() + a.row_ptr[j + 1];
-      const auto it = std::lower_bound(first, last, static_cast<std::int32_t>(i));
-      if (it == last || *it != i || a.values[static_cast<std::size_t>(it - a.col_idx.begin())] != a.values[k]) {
-        symmetric = false;
-        break;
-      }
-    }
-  }
-  return symmetric;
 }
 
 }  // namespace
@@ -94,7 +75,7 @@ MatrixStats compute_stats(const Csr<double>& a, int hack_size) {
     for (std::int64_t d = 0; d < static_cast<std::int64_t>(used.size()); ++d) count += used[d];
     s.diagonals = count;
   }
-  s.symmetric = is_symmetric(a);
+  s.symmetric = is_exactly_symmetric(a);
 
   // ELLPACK: every row padded to the longest.
   s.ell_width = max_len;

@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "spkit/error.hpp"
+#include "spkit/formats/dia.hpp"  // is_exactly_symmetric
 #include "spkit/kernel.hpp"
 
 namespace spkit {
@@ -152,34 +153,13 @@ class MklCsrPlan final : public MklPlanBase<T> {
   std::vector<T> values_;
 };
 
-// a_ij == a_ji exactly for every stored entry (columns sorted: binary search in row j).
-template <class T>
-bool exactly_symmetric(const Csr<T>& a) {
-  if (a.rows != a.cols) return false;
-  bool symmetric = true;
-#pragma omp parallel for schedule(dynamic, 1024) reduction(&& : symmetric)
-  for (std::int64_t i = 0; i < a.rows; ++i) {
-    if (!symmetric) continue;
-    for (std::int64_t k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k) {
-      const std::int32_t j = a.col_idx[k];
-      const auto first = a.col_idx.begin() + a.row_ptr[j], last = a.col_idx.begin() + a.row_ptr[j + 1];
-      const auto it = std::lower_bound(first, last, static_cast<std::int32_t>(i));
-      if (it == last || *it != i || a.values[static_cast<std::size_t>(it - a.col_idx.begin())] != a.values[k]) {
-        symmetric = false;
-        break;
-      }
-    }
-  }
-  return symmetric;
-}
-
 template <class T>
 class MklSymPlan final : public MklPlanBase<T> {
  public:
   MklSymPlan(const Csr<T>& a, const PlanOptions& opts)
       : MklPlanBase<T>(opts, SPARSE_MATRIX_TYPE_SYMMETRIC, SPARSE_FILL_MODE_UPPER), n_(a.rows) {
     check_lp64(a, "ref.mkl.sym");
-    if (!exactly_symmetric(a))
+    if (!is_exactly_symmetric(a))
       throw NotApplicable("ref.mkl.sym needs an exactly symmetric matrix (pattern and values)");
     // The upper triangle, diagonal included (columns are sorted: each row's tail from the diagonal on).
     row_ptr_.assign(static_cast<std::size_t>(n_) + 1, 0);
