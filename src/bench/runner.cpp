@@ -16,6 +16,7 @@
 
 #include "spkit/device.hpp"
 #include "spkit/error.hpp"
+#include "bench/row_failure.hpp"
 #include "spkit/plan.hpp"
 #include "spkit/stats.hpp"
 #include "spkit/validate.hpp"
@@ -149,20 +150,9 @@ SpmvResult run_cell(const Csr<double>& a, const Csr<T>& a_t, const std::vector<T
   const auto t0 = std::chrono::steady_clock::now();
   try {
     plan = make_plan();
-  } catch (const NotApplicable& e) {
-    r.status = "skipped", r.note = std::string("not applicable: ") + e.what();
-    return r;
-  } catch (const TooLarge& e) {
-    r.status = "skipped", r.note = std::string("too large: ") + e.what();
-    return r;
-  } catch (const DeviceError& e) {
-    r.status = "skipped", r.note = std::string("device error: ") + e.what();
-    return r;
-  } catch (const std::bad_alloc&) {
-    r.status = "skipped", r.note = "out of memory while planning";
-    return r;
-  } catch (const std::exception& e) {
-    r.status = "FAILED", r.note = std::string("plan failed: ") + e.what();
+  } catch (...) {
+    auto failure = bench_detail::current_row_failure("plan", "out of memory while planning");
+    r.status = std::move(failure.status), r.note = std::move(failure.note);
     return r;
   }
   r.conversion_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();

@@ -16,6 +16,7 @@
 #include "spkit/bench/results.hpp"
 #include "spkit/device.hpp"
 #include "spkit/error.hpp"
+#include "bench/row_failure.hpp"
 #include "spkit/formats/format_common.hpp"
 #include "spkit/stats.hpp"
 
@@ -73,20 +74,10 @@ SpgemmRow run_one(const SpgemmKernelInfo& k, const Csr<T>& a, const Csr<T>& b, s
   SpgemmResult<T> res;
   try {
     res = k.fn<T>()(a, b, run);
-  } catch (const NotApplicable& e) {
-    r.status = "skipped", r.note = std::string("not applicable: ") + e.what();
-    return r;
-  } catch (const TooLarge& e) {
-    r.status = "skipped", r.note = std::string("too large: ") + e.what();
-    return r;
-  } catch (const DeviceError& e) {
-    r.status = "skipped", r.note = std::string("device error: ") + e.what();
-    return r;
-  } catch (const std::bad_alloc&) {
-    r.status = "skipped", r.note = "out of memory (the allocation size was not known in advance)";
-    return r;
-  } catch (const std::exception& e) {
-    r.status = "FAILED", r.note = std::string("run failed: ") + e.what();
+  } catch (...) {
+    auto failure =
+        bench_detail::current_row_failure("run", "out of memory (the allocation size was not known in advance)");
+    r.status = std::move(failure.status), r.note = std::move(failure.note);
     return r;
   }
   r.stages = res.stages;
