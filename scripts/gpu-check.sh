@@ -9,6 +9,8 @@
 #                                         on the GPU machine, from the repository root
 #   GPU_CHECK_FILTER / GPU_CHECK_MEMCHECK_FILTER narrow the GPU tests / the memcheck subset;
 #   GPU_CHECK_RACECHECK_FILTER narrows racecheck, GPU_CHECK_RACECHECK=0 skips it; --spgemm-perf times the GPU SpGEMM kernels (CudaSpgemmPerf).
+#   GPU_CHECK_PYTHON=1 also builds the Python package and runs pytest (GPU_CHECK_PYTEST_S: time limit,
+#   GPU_CHECK_PYTEST_ARGS: which tests, GPU_CHECK_PYTEST_HANG_S: dump the stacks of a test hung that long).
 #
 # Why "prepare": the GPU machine has cmake, ninja, g++ and nvcc but no CLI11, fmt, nlohmann-json,
 # GoogleTest or zlib headers, and cannot download. `prepare` gathers, from this machine's packages,
@@ -178,13 +180,14 @@ if [[ ${GPU_CHECK_PYTHON:-0} -eq 1 ]]; then
   if [[ $? -ne 0 ]]; then
     record "python: build" FAIL "see $LOG"
   else
-    PYTHONPATH=$ROOT/build/release/python timeout ${GPU_CHECK_PYTEST_S:-240} python3 -m pytest -q -rs -p no:cacheprovider \
-      --junitxml="$OUT/pytest.xml" tests/python >"$OUT/pytest.txt" 2>&1
+    PYTHONPATH=$ROOT/build/release/python timeout ${GPU_CHECK_PYTEST_S:-240} python3 -m pytest -v -rfEs --tb=short -p no:cacheprovider \
+      -o faulthandler_timeout=${GPU_CHECK_PYTEST_HANG_S:-60} --durations=15 \
+      --junitxml="$OUT/pytest.xml" ${GPU_CHECK_PYTEST_ARGS:-tests/python} >"$OUT/pytest.txt" 2>&1
     rc=$?
     cat "$OUT/pytest.txt" >>"$LOG"
     [[ $rc -eq 0 ]] && record "python: pytest" ok "$(tail -1 "$OUT/pytest.txt") ($((SECONDS - start)) s)" ||
       record "python: pytest" FAIL "rc $rc: $(tail -1 "$OUT/pytest.txt")"
-    tail -25 "$OUT/pytest.txt"
+    grep -E "FAILED|ERROR|Error|passed|failed" "$OUT/pytest.txt" | tail -40
     start=$SECONDS
     rm -rf build/release/pip-check
     python3 -m pip install -q --no-build-isolation --no-deps --target build/release/pip-check \
