@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "spkit/error.hpp"
+#include "spkit/formats/format_common.hpp"
 
 namespace spkit {
 
@@ -25,17 +26,6 @@ std::uint64_t parse_cache_size(const std::string& text) {  // sysfs: "480M", "20
   if (unit == 'M') v <<= 20;
   if (unit == 'G') v <<= 30;
   return v;
-}
-
-std::uint64_t available_memory_bytes() {
-  std::ifstream in("/proc/meminfo");
-  std::string key;
-  std::uint64_t kb = 0;
-  std::string unit;
-  while (in >> key >> kb >> unit)
-    if (key == "MemAvailable:") return kb * 1024;
-  const long pages = sysconf(_SC_AVPHYS_PAGES), page = sysconf(_SC_PAGESIZE);
-  return pages > 0 && page > 0 ? static_cast<std::uint64_t>(pages) * static_cast<std::uint64_t>(page) : 0;
 }
 
 StreamFigure figure(std::vector<double> seconds, double bytes) {

@@ -19,6 +19,7 @@
 
 #include "spkit/bench/bandwidth.hpp"
 #include "spkit/device.hpp"
+#include "spkit/formats/format_common.hpp"
 
 namespace spkit::bench {
 
@@ -44,20 +45,6 @@ void read_cpuinfo(MachineInfo& m) {
     if (key == "core id") cores.emplace(physical, value);
   }
   m.physical_cores = static_cast<int>(cores.size());
-}
-
-std::uint64_t read_memtotal() {
-  std::ifstream in("/proc/meminfo");
-  std::string key;
-  std::uint64_t kib = 0;
-  while (in >> key) {
-    if (key == "MemTotal:") {
-      in >> kib;
-      return kib * 1024;
-    }
-    in.ignore(1 << 20, '\n');
-  }
-  return 0;
 }
 
 std::string read_line(const std::string& path) {
@@ -129,7 +116,7 @@ MachineInfo collect_machine_info(bool measure_bandwidth, int threads, std::uint6
   read_cpuinfo(m);
   if (m.cpu_model.empty()) m.cpu_model = "unknown CPU";
   m.logical_cpus = omp_get_num_procs();
-  m.memory_bytes = read_memtotal();
+  m.memory_bytes = total_memory_bytes();
   struct utsname u {};
   if (::uname(&u) == 0) m.os = std::string(u.sysname) + " " + u.release + " " + u.machine;
   char host[256] = {};

@@ -45,9 +45,10 @@ void check_rows(const std::string& family, double rows) {
 }
 
 void check_memory(const std::string& family, double bytes) {
-  if (bytes > static_cast<double>(available_memory_bytes()))
+  const std::uint64_t available = available_memory_bytes();
+  if (bytes > static_cast<double>(available))
     throw TooLarge("gen " + family + ": needs about " + std::to_string(static_cast<long long>(std::min(bytes, 9e18)) >> 20) +
-                       " MiB, more than the available memory",
+                       " MiB, more than the " + std::to_string(available >> 20) + " MiB available",
                    static_cast<std::uint64_t>(std::min(bytes, 1.8e19)));
 }
 

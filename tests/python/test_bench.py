@@ -107,10 +107,16 @@ def test_gil_released_during_bench():
 
     cells = []
 
+    errors = []
+
     def work():
         # Few, long cells: holding the GIL through them would leave the loop below a handful of turns.
-        spkit.bench(**{**QUICK, "kernels": "cpu.csr.serial", "threads": [1], "reps": 300}, progress=cells.append)
-        done.set()
+        try:
+            spkit.bench(**{**QUICK, "kernels": "cpu.csr.serial", "threads": [1], "reps": 300}, progress=cells.append)
+        except BaseException as e:  # reported below; the loop must end either way
+            errors.append(e)
+        finally:
+            done.set()
 
     t = threading.Thread(target=work)
     t.start()
@@ -118,4 +124,5 @@ def test_gil_released_during_bench():
         counter += 1
         time.sleep(0)
     t.join()
+    assert not errors, errors
     assert len(cells) <= 20 and counter > 100, (len(cells), counter)
