@@ -89,7 +89,7 @@ def _precision(precision: DTypeLike, default: Any) -> Any:
     return dt
 
 
-def _device(device: Union[str, int]) -> tuple:
+def _parse_device(device: Union[str, int]) -> tuple:
     """("cpu" | "cuda", ordinal) from "cpu", "cuda", "gpu", "cuda:1" or an ordinal."""
     if isinstance(device, (int, np.integer)) and not isinstance(device, bool):
         return "cuda", int(device)
@@ -190,7 +190,7 @@ class Plan(_spkit.Plan):
         if not sp.issparse(A):
             raise TypeError(f"expected a scipy.sparse matrix or array, got {type(A).__name__}")
         dtype = _precision(precision, A.dtype)
-        backend, ordinal = _device(device)
+        backend, ordinal = _parse_device(device)
         rows, cols, indptr, indices, data = _csr_arrays(A, dtype)
         prec = _spkit.Precision.float32 if dtype == np.float32 else _spkit.Precision.float64
         super().__init__(prec, rows, cols, indptr, indices, data, kernel, backend, int(threads), ordinal,

@@ -239,3 +239,14 @@ def test_one_plan_from_several_threads():
         ys = list(pool.map(lambda x: plan(x, np.ones(A.shape[0]), 1.0, 2.0), xs * 4))
     for x, y in zip(xs * 4, ys):
         assert_close(y, A @ x + 2.0, np.float64)
+
+
+def test_plan_after_the_gpu_helper_module_is_imported():
+    """Out-of-place products on GPU arrays import spkit._device; that import must not shadow a name of the
+    package (it once replaced the device-argument parser, and every later Plan() failed on the H100)."""
+    import importlib
+
+    importlib.import_module("spkit._device")
+    A = sp.random_array((50, 40), density=0.1, format="csr", random_state=3, dtype=np.float64)
+    x = np.random.default_rng(3).standard_normal(40)
+    np.testing.assert_allclose(spkit.Plan(A, kernel="cpu.csr.serial")(x), A @ x, rtol=1e-12, atol=1e-12)
