@@ -63,6 +63,17 @@ MatrixStats compute_stats(const Csr<double>& a, int hack_size) {
     s.row_nnz_std = std::sqrt(std::max(0.0, sum_sq / static_cast<double>(m) - s.row_nnz_mean * s.row_nnz_mean));
   }
 
+  // Column counts, then the non-zeros of the 1% most used columns.
+  if (a.cols > 0 && nnz > 0) {
+    std::vector<std::int64_t> count(static_cast<std::size_t>(a.cols), 0);
+    for (const std::int32_t c : a.col_idx) ++count[static_cast<std::size_t>(c)];
+    const std::size_t top = std::max<std::size_t>(1, count.size() / 100);
+    std::nth_element(count.begin(), count.begin() + static_cast<std::ptrdiff_t>(top - 1), count.end(), std::greater<>());
+    std::int64_t in_top = 0;
+    for (std::size_t k = 0; k < top; ++k) in_top += count[k];
+    s.hub_column_share = static_cast<double>(in_top) / static_cast<double>(nnz);
+  }
+
   // Distinct diagonals: one flag per offset col - row in [-(m-1), cols-1].
   if (m > 0 && a.cols > 0) {
     std::vector<unsigned char> used(static_cast<std::size_t>(m + a.cols - 1), 0);

@@ -45,6 +45,7 @@ nlohmann::json stats_json(const MmHeader& h, const MatrixStats& s) {
   j["row_nnz"] = {{"min", s.row_nnz_min}, {"max", s.row_nnz_max}, {"mean", s.row_nnz_mean}, {"std", s.row_nnz_std}};
   j["empty_rows"] = s.empty_rows;
   j["max_diag_distance"] = s.max_diag_distance;
+  j["hub_column_share"] = s.hub_column_share;
   j["diagonals"] = s.diagonals;
   j["symmetric"] = s.symmetric;
   j["ell"] = {{"width", s.ell_width}, {"padding_ratio", s.ell_padding_ratio}, {"bytes", bytes_json(s.bytes_ell)}};
@@ -83,6 +84,7 @@ void print_text(const std::string& path, const MmHeader& h, const MatrixStats& s
              s.row_nnz_std, s.row_nnz_max);
   fmt::print("  empty rows      {}\n", s.empty_rows);
   fmt::print("  max |col-row|   {} (bandwidth)\n", s.max_diag_distance);
+  fmt::print("  hub columns     {:.3f} of the non-zeros in the 1% most used columns\n", s.hub_column_share);
   fmt::print("  diagonals       {} distinct (col - row offsets holding an entry)\n", s.diagonals);
   fmt::print("  symmetric       {}\n", s.symmetric ? "yes (values and pattern, exactly)" : "no");
   fmt::print("  ELL             width {}  padding {:.3f} x nnz\n", s.ell_width, s.ell_padding_ratio);
@@ -109,7 +111,7 @@ void add_info_command(CLI::App& app) {
   auto* cmd = app.add_subcommand(
       "info",
       "Matrix statistics: sizes, row lengths, padding, blocks, bytes per format. With --json the keys are rows, "
-      "cols, nnz, stored_entries, field, symmetry, row_nnz{min,max,mean,std}, empty_rows, max_diag_distance, "
+      "cols, nnz, stored_entries, field, symmetry, row_nnz{min,max,mean,std}, empty_rows, max_diag_distance, hub_column_share, "
       "diagonals, symmetric (exact, of the loaded matrix), "
       "ell{width,padding_ratio,bytes}, hll{hack_size,padding_ratio,bytes}, hyb{width,coo_entries,bytes}, "
       "bmsparse{blocks,nnz_per_block,histogram,bytes} (histogram[i] = blocks with i+1 non-zeros) and "

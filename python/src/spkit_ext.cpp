@@ -399,6 +399,7 @@ nb::dict stats_dict(const spkit::MatrixStats& s) {
   d["row_nnz_std"] = s.row_nnz_std;
   d["empty_rows"] = s.empty_rows;
   d["max_diag_distance"] = s.max_diag_distance;
+  d["hub_column_share"] = s.hub_column_share;
   d["diagonals"] = s.diagonals;
   d["symmetric"] = s.symmetric;
   d["ell_width"] = s.ell_width;

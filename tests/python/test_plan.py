@@ -208,6 +208,9 @@ def test_info_matches_scipy(all_matrices):
         coo = A.tocoo()
         assert s["max_diag_distance"] == int(np.abs(coo.col - coo.row).max()), name
         assert s["diagonals"] == len(np.unique(coo.col - coo.row)), name
+        counts = np.sort(np.bincount(A.indices, minlength=A.shape[1]))[::-1]
+        top = max(1, A.shape[1] // 100)
+        assert s["hub_column_share"] == pytest.approx(counts[:top].sum() / A.nnz), name
         if A.shape[0] == A.shape[1]:
             assert s["symmetric"] == (abs(A - A.T).max() == 0), name
         assert sum(k * n for k, n in enumerate(s["bm_block_histogram"], start=1)) == A.nnz, name

@@ -244,5 +244,24 @@ TEST(Stats, SharedMatricesFromManifest) {
   expect_stats_match_manifest(*dir);
 }
 
+TEST(Stats, HubColumnShareCountsTheMostUsedHundredth) {
+  // 200 columns: the top 1% are 2 columns. Column 7 in every row, column 150 in half of them, the rest once.
+  std::vector<std::vector<std::int32_t>> rows;
+  for (std::int32_t i = 0; i < 100; ++i) {
+    std::vector<std::int32_t> r{7};
+    if (i % 2 == 0) r.push_back(150);
+    const std::int32_t own = 10 + i;  // 10..109: used once each
+    r.push_back(own);
+    std::sort(r.begin(), r.end());
+    rows.push_back(r);
+  }
+  const MatrixStats s = compute_stats(from_rows(100, 200, rows));
+  EXPECT_DOUBLE_EQ(s.hub_column_share, (100.0 + 50.0) / 250.0);
+  // Fewer than 100 columns: the single most used one.
+  const MatrixStats t = compute_stats(from_rows(2, 3, {{0, 2}, {2}}));
+  EXPECT_DOUBLE_EQ(t.hub_column_share, 2.0 / 3.0);
+  EXPECT_EQ(compute_stats(from_rows(3, 4, {{}, {}, {}})).hub_column_share, 0.0);
+}
+
 }  // namespace
 }  // namespace spkit::test
