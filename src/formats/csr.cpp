@@ -132,17 +132,18 @@ void check_dimensions(const Coo<T>& coo) {
 
 // Sorts a row of 2..16 entries by column, stably, without data-dependent branches: each entry's place
 // is the number of entries whose (column, position) key is smaller. The fixed-size compares vectorise;
-// insertion sort mispredicts about once per entry on rows in random order, which was 95 of the 227 ms
-// of a 1-thread COO->CSR of 9 M shuffled entries (docs/perf/io.md). Returns whether the row has
-// repeated columns.
-template <class T>
+// insertion sort mispredicts about once per entry on rows in random order (pass B of a 1-thread
+// COO->CSR of 9 M shuffled entries: 140 ms with insertion sort, 105 ms with this). Key is int32_t when
+// every column is below 2^27 (16 keys per vector compare: another ~25 % off the sort), else int64_t.
+// Returns whether the row has repeated columns.
+template <class Key, class T>
 bool rank_sort_short_row(std::int32_t* cols, T* vals, std::int64_t n) {
   constexpr int W = 16;
-  std::int64_t key[W];
+  Key key[W];
   T v[W];
   for (int i = 0; i < W; ++i) {
-    // Columns are below 2^31, so (column << 4 | position) stays below INT64_MAX, the padding key.
-    key[i] = i < n ? (static_cast<std::int64_t>(cols[i]) << 4) | i : std::numeric_limits<std::int64_t>::max();
+    // (column << 4 | position) stays below the padding key, Key's maximum.
+    key[i] = i < n ? static_cast<Key>((static_cast<Key>(cols[i]) << 4) | i) : std::numeric_limits<Key>::max();
     v[i] = i < n ? vals[i] : T{};
   }
   std::int32_t sorted_cols[W];
@@ -164,17 +165,21 @@ bool rank_sort_short_row(std::int32_t* cols, T* vals, std::int64_t n) {
   return dup;
 }
 
+// Columns below this fit rank_sort_short_row's 32-bit keys.
+constexpr std::int64_t kNarrowKeyColumns = std::int64_t{1} << 27;
+
 // Sorts row [b, e) of (cols, vals) by column, stably (rank sort up to 16 entries, insertion sort up to
 // 32, stable_sort on pairs beyond), then sums duplicates in input order when asked. Returns the new
 // row length.
 template <class T>
 std::int64_t sort_and_merge_row(std::int32_t* cols, T* vals, std::int64_t b, std::int64_t e, bool sum_duplicates,
-                                std::vector<std::pair<std::int32_t, T>>& tmp) {
+                                bool narrow_keys, std::vector<std::pair<std::int32_t, T>>& tmp) {
   const std::int64_t n = e - b;
   if (n <= 1) return n;
   bool dup = false;
   if (n <= 16) {
-    dup = rank_sort_short_row(cols + b, vals + b, n);
+    dup = narrow_keys ? rank_sort_short_row<std::int32_t>(cols + b, vals + b, n)
+                      : rank_sort_short_row<std::int64_t>(cols + b, vals + b, n);
   } else {
     bool sorted = true;
     for (std::int64_t k = b + 1; k < e; ++k) sorted = sorted && cols[k] >= cols[k - 1];
@@ -279,9 +284,10 @@ struct WideEntries {
 // sorting in the output itself read back lines still on their way from memory, a stall per line. Fills
 // row_ptr[0..rows) and new_len[0..rows) (a row's length after merging); returns whether any row merged.
 template <class T, class Entries>
-bool sort_buckets(const Entries& src, std::int64_t rows, int shift, const std::int64_t* bucket_start,
-                  std::int32_t* cols, T* vals, std::int64_t* row_ptr, std::int64_t* new_len, bool sum_duplicates,
-                  int threads) {
+bool sort_buckets(const Entries& src, std::int64_t rows, std::int64_t matrix_cols, int shift,
+                  const std::int64_t* bucket_start, std::int32_t* cols, T* vals, std::int64_t* row_ptr,
+                  std::int64_t* new_len, bool sum_duplicates, int threads) {
+  const bool narrow_keys = matrix_cols <= kNarrowKeyColumns;
   const std::int64_t nb = (rows >> shift) + 1, nnz = bucket_start[nb];
   const std::int64_t rows_per_bucket = std::int64_t(1) << shift;
   bool any_merged = false;
@@ -315,7 +321,7 @@ bool sort_buckets(const Entries& src, std::int64_t rows, int shift, const std::i
       }
       for (std::int64_t i = r0; i < r1; ++i) {
         const std::int64_t rb = row_ptr[i] - base, re = (i + 1 < r1 ? row_ptr[i + 1] : end) - base;
-        new_len[i] = sort_and_merge_row(lc, lv, rb, re, sum_duplicates, scratch);
+        new_len[i] = sort_and_merge_row(lc, lv, rb, re, sum_duplicates, narrow_keys, scratch);
         any_merged = any_merged || new_len[i] != re - rb;
       }
       if (in_buffer) {
@@ -440,10 +446,10 @@ Csr<T> bucket_sort_to_csr(const Coo<T>& coo, bool sum_duplicates, int threads, C
   }
   const auto new_len = row_counters(rows);
   const bool any_merged =
-      packed ? sort_buckets(PackedEntries<T>{key.get(), val.get(), col_bits}, rows, shift, bucket_start.data(),
+      packed ? sort_buckets(PackedEntries<T>{key.get(), val.get(), col_bits}, rows, coo.cols, shift, bucket_start.data(),
                             csr.col_idx.data(), csr.values.data(), csr.row_ptr.data(), new_len.get(), sum_duplicates,
                             threads)
-             : sort_buckets(WideEntries<T>{tri.get()}, rows, shift, bucket_start.data(), csr.col_idx.data(),
+             : sort_buckets(WideEntries<T>{tri.get()}, rows, coo.cols, shift, bucket_start.data(), csr.col_idx.data(),
                             csr.values.data(), csr.row_ptr.data(), new_len.get(), sum_duplicates, threads);
   key.reset();
   val.reset();
