@@ -374,6 +374,51 @@ TEST(MatrixMarketRead, ParallelChunksMatchSerialAndNameExactLines) {
   }
 }
 
+// Indices of every length (1..10 digits, leading zeros, '+'), every separator, near the end of the text
+// (where the 8-byte index reader cannot be used) and not: the same COO as the numbers written.
+TEST(MatrixMarketRead, IndicesOfEveryLengthAndSeparator) {
+  const std::uint64_t seed = seed_now();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::mt19937_64 rng(seed);
+  const std::int64_t n = 2147483647;
+  for (int trial = 0; trial < 200; ++trial) {
+    const int entries = 1 + static_cast<int>(rng() % 20);
+    std::string text = "%%MatrixMarket matrix coordinate pattern general\n" + std::to_string(n) + " " +
+                       std::to_string(n) + " " + std::to_string(entries) + "\n";
+    std::vector<std::pair<std::int32_t, std::int32_t>> want;
+    const char* separators[] = {" ", "\t", "  ", " \t "};
+    auto index_text = [&](std::int64_t v) {
+      std::string t = std::to_string(v);
+      t = std::string(rng() % 4 == 0 ? rng() % 4 : 0, '0') + t;  // leading zeros
+      if (rng() % 8 == 0) t = "+" + t;
+      return t;
+    };
+    for (int k = 0; k < entries; ++k) {
+      const int digits_r = 1 + static_cast<int>(rng() % 10), digits_c = 1 + static_cast<int>(rng() % 10);
+      auto draw = [&](int digits) {
+        std::int64_t lo = 1;
+        for (int d = 1; d < digits; ++d) lo *= 10;
+        return std::min<std::int64_t>(n, lo + static_cast<std::int64_t>(rng() % static_cast<std::uint64_t>(lo * 9)));
+      };
+      const std::int64_t r = draw(digits_r), c = draw(digits_c);
+      text += index_text(r) + separators[rng() % 4] + index_text(c) + (rng() % 3 == 0 ? " \r\n" : "\n");
+      want.emplace_back(static_cast<std::int32_t>(r - 1), static_cast<std::int32_t>(c - 1));
+    }
+    if (rng() % 2) text.pop_back();  // no final newline
+    const MmMatrix m = parse_matrix_market(text, "<t>");
+    ASSERT_EQ(m.coo.nnz(), entries) << text;
+    for (int k = 0; k < entries; ++k) {
+      ASSERT_EQ(m.coo.row_idx[k], want[k].first) << text;
+      ASSERT_EQ(m.coo.col_idx[k], want[k].second) << text;
+    }
+  }
+  // A digit run cut by any other byte is an error naming the token, as before.
+  for (const char* bad : {"12a 3\n", "1234567x 3\n", "3 12345678y\n", "3 7\xff\n", "\xb9 3\n"}) {
+    const std::string text = std::string("%%MatrixMarket matrix coordinate pattern general\n99999999 99999999 1\n") + bad;
+    EXPECT_THROW(parse_matrix_market(text, "<t>"), ParseError) << bad;
+  }
+}
+
 // ---------------------------------------------------------------------------------------------
 // COO -> CSR.
 
