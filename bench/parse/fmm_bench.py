@@ -20,8 +20,8 @@ def run(name, fn):
         fn()
         t.append(time.perf_counter() - t0)
     best, med = min(t), statistics.median(t)
-    print(f"fmm   {name:<14} threads={threads} best_s={best:.4f} median_s={med:.4f} MB/s={mb / best:.1f} (best) {mb / med:.1f} (median)",
-          flush=True)
+    print(f"fmm   {name:<14} threads={threads} best_s={best:.4f} median_s={med:.4f} MB/s={mb / best:.1f} (best) {mb / med:.1f} (median)"
+          f" file={path} all_s={','.join(f'{x:.4f}' for x in t)}", flush=True)
 
 
 sfmm.PARALLELISM = threads

@@ -1,9 +1,11 @@
-// CSR conversions: COO -> CSR by counting sort (O(nnz)), columns sorted within rows, duplicates summed.
+// CSR conversions: COO -> CSR by a two-pass bucket sort (O(nnz)), columns sorted within rows, duplicates
+// summed in input order.
 #include "spkit/formats/csr.hpp"
 
 #include <omp.h>
 
 #include <algorithm>
+#include <atomic>
 #include <limits>
 #include <memory>
 #include <numeric>
@@ -78,6 +80,35 @@ OrderCheck check_order(const Coo<T>& coo, int threads) {
   return {in_range, sorted, dups};
 }
 
+// The same for entries whose indices are known to be inside the matrix (the Matrix Market parser
+// checked each one): only the order is left to find, and a file in random order shows it within its
+// first entries, so the scan stops there (the full check read 72 MB for nothing: 14 ms of a 1-thread
+// load of a 9 M-entry shuffled file).
+template <class T>
+OrderCheck check_order_of_checked_indices(const Coo<T>& coo, int threads) {
+  const std::int64_t nnz = coo.nnz();
+  const std::int32_t* r = coo.row_idx.data();
+  const std::int32_t* c = coo.col_idx.data();
+  constexpr std::int64_t kBlock = 1 << 16;
+  const std::int64_t blocks = (nnz + kBlock - 1) / kBlock;
+  std::atomic<bool> unsorted{false};
+  bool dups = false;
+#pragma omp parallel for schedule(static) num_threads(threads) reduction(|| : dups) if (blocks > 1)
+  for (std::int64_t bk = 0; bk < blocks; ++bk) {
+    if (unsorted.load(std::memory_order_relaxed)) continue;
+    const std::int64_t b = std::max<std::int64_t>(1, bk * kBlock), e = std::min(nnz, (bk + 1) * kBlock);
+    bool sorted = true;
+    for (std::int64_t k = b; k < e; ++k) {
+      const std::uint64_t prev = (std::uint64_t(std::uint32_t(r[k - 1])) << 32) | std::uint32_t(c[k - 1]);
+      const std::uint64_t cur = (std::uint64_t(std::uint32_t(r[k])) << 32) | std::uint32_t(c[k]);
+      sorted = sorted && prev <= cur;
+      dups = dups || prev == cur;
+    }
+    if (!sorted) unsorted.store(true, std::memory_order_relaxed);
+  }
+  return {true, !unsorted.load(), dups};
+}
+
 // Row pointers of entries already sorted by row: row_ptr[r] = first k with row[k] >= r.
 void row_ptr_from_sorted(const std::int32_t* row, std::int64_t nnz, std::int64_t rows, std::int64_t* row_ptr,
                          int threads) {
@@ -100,18 +131,61 @@ void check_dimensions(const Coo<T>& coo) {
     throw Error("COO: row_idx, col_idx and values differ in size");
 }
 
-// Sorts row [b, e) of (cols, vals) by column, stably (insertion sort for short rows, stable_sort on
-// pairs for long ones), then sums duplicates in input order when asked. Returns the new row length.
+// Sorts a row of 2..16 entries by column, stably, without data-dependent branches: each entry's place
+// is the number of entries whose (column, position) key is smaller. The fixed-size compares vectorise;
+// insertion sort mispredicts about once per entry on rows in random order (pass B of a 1-thread
+// COO->CSR of 9 M shuffled entries: 139-143 ms with insertion sort, 105-116 ms with this). Key is
+// int32_t when every column is below 2^27 (16 keys per vector compare: 4.7 against 6.4 ns per entry in
+// a micro-benchmark), else int64_t.
+// Returns whether the row has repeated columns.
+template <class Key, class T>
+bool rank_sort_short_row(std::int32_t* cols, T* vals, std::int64_t n) {
+  constexpr int W = 16;
+  Key key[W];
+  T v[W];
+  for (int i = 0; i < W; ++i) {
+    // (column << 4 | position) stays below the padding key, Key's maximum.
+    key[i] = i < n ? static_cast<Key>((static_cast<Key>(cols[i]) << 4) | i) : std::numeric_limits<Key>::max();
+    v[i] = i < n ? vals[i] : T{};
+  }
+  std::int32_t sorted_cols[W];
+  T sorted_vals[W];
+  for (int i = 0; i < W; ++i) {
+    int rank = 0;  // padding entries all rank n (ties among them count as not smaller): slots >= n
+    for (int j = 0; j < W; ++j) rank += key[j] < key[i];
+    sorted_cols[rank] = static_cast<std::int32_t>(key[i] >> 4);
+    sorted_vals[rank] = v[i];
+  }
+  bool dup = false;
+  cols[0] = sorted_cols[0];
+  vals[0] = sorted_vals[0];
+  for (std::int64_t k = 1; k < n; ++k) {
+    cols[k] = sorted_cols[k];
+    vals[k] = sorted_vals[k];
+    dup = dup || sorted_cols[k] == sorted_cols[k - 1];
+  }
+  return dup;
+}
+
+// Columns below this fit rank_sort_short_row's 32-bit keys.
+constexpr std::int64_t kNarrowKeyColumns = std::int64_t{1} << 27;
+
+// Sorts row [b, e) of (cols, vals) by column, stably (rank sort up to 16 entries, insertion sort up to
+// 32, stable_sort on pairs beyond), then sums duplicates in input order when asked. Returns the new
+// row length.
 template <class T>
 std::int64_t sort_and_merge_row(std::int32_t* cols, T* vals, std::int64_t b, std::int64_t e, bool sum_duplicates,
-                                std::vector<std::pair<std::int32_t, T>>& tmp) {
-  bool sorted = true, dup = false;
-  for (std::int64_t k = b + 1; k < e; ++k) {
-    sorted = sorted && cols[k] >= cols[k - 1];
-    dup = dup || cols[k] == cols[k - 1];
-  }
-  if (!sorted) {
-    if (e - b <= 32) {
+                                bool narrow_keys, std::vector<std::pair<std::int32_t, T>>& tmp) {
+  const std::int64_t n = e - b;
+  if (n <= 1) return n;
+  bool dup = false;
+  if (n <= 16) {
+    dup = narrow_keys ? rank_sort_short_row<std::int32_t>(cols + b, vals + b, n)
+                      : rank_sort_short_row<std::int64_t>(cols + b, vals + b, n);
+  } else {
+    bool sorted = true;
+    for (std::int64_t k = b + 1; k < e; ++k) sorted = sorted && cols[k] >= cols[k - 1];
+    if (!sorted && n <= 32) {
       for (std::int64_t k = b + 1; k < e; ++k) {
         const std::int32_t c = cols[k];
         const T v = vals[k];
@@ -123,7 +197,7 @@ std::int64_t sort_and_merge_row(std::int32_t* cols, T* vals, std::int64_t b, std
         cols[j] = c;
         vals[j] = v;
       }
-    } else {
+    } else if (!sorted) {
       tmp.clear();
       for (std::int64_t k = b; k < e; ++k) tmp.emplace_back(cols[k], vals[k]);
       std::stable_sort(tmp.begin(), tmp.end(), [](const auto& p, const auto& q) { return p.first < q.first; });
@@ -132,10 +206,9 @@ std::int64_t sort_and_merge_row(std::int32_t* cols, T* vals, std::int64_t b, std
         vals[k] = tmp[k - b].second;
       }
     }
-    dup = false;
     for (std::int64_t k = b + 1; k < e; ++k) dup = dup || cols[k] == cols[k - 1];
   }
-  if (!dup || !sum_duplicates) return e - b;
+  if (!dup || !sum_duplicates) return n;
   std::int64_t out = b;
   for (std::int64_t k = b + 1; k < e; ++k) {
     if (cols[k] == cols[out]) {
@@ -149,68 +222,151 @@ std::int64_t sort_and_merge_row(std::int32_t* cols, T* vals, std::int64_t b, std
   return out - b + 1;
 }
 
+// Bucket sizes for the general path. Pass A keeps one write cursor per bucket (two streams when
+// packed), so fewer buckets keep those in L1: on the 2-core EPYC, 9 M shuffled entries of a 1 M x 1 M
+// matrix took 34 ms to distribute into 245 buckets against 75 ms into 1955 buckets (pass B, which
+// sorts each bucket in an L2 buffer, the same ~100 ms). More buckets (at most 2048) only when that
+// keeps the 12-byte packed layout, which needs bits(row in bucket) + bits(column) <= 32.
+constexpr std::int64_t kRowBuckets = 256, kMaxRowBuckets = 2048;
+// Buckets up to this many entries are sorted in a thread-local buffer (at most 12 MB per thread).
+constexpr std::int64_t kMaxBufferedBucket = std::int64_t{1} << 20;
+
+int column_bits(std::int64_t cols) {
+  int bits = 0;
+  while (bits < 31 && (std::int64_t{1} << bits) < cols) ++bits;
+  return bits;
+}
+
+int row_bucket_shift(std::int64_t rows, int col_bits) {
+  auto shift_for = [rows](std::int64_t buckets) {
+    int shift = 0;
+    while ((rows >> shift) > buckets) ++shift;
+    return shift;
+  };
+  const int few = shift_for(kRowBuckets);
+  if (few + col_bits <= 32) return few;
+  const int packed = 32 - col_bits;
+  return packed >= shift_for(kMaxRowBuckets) ? packed : few;
+}
+
 template <class T>
 struct Triple {
   std::int32_t row, col;
   T val;
 };
 
-// Pass A's scratch: per entry its row within its bucket, its column and its value. Packed -- the row in
-// the bucket and the column in one 32-bit key, the value in its own array: 12 bytes in fp64 -- when both
-// fit in 32 bits (1M x 1M: 9 + 20 bits), else 16-byte triples. On VMs fresh memory is what the
-// conversion pays most for (faulting in and zeroing 2 MB pages: 24 % of a 1-thread load of a shuffled
-// file), so a quarter less of it and of pass A/B's traffic is worth the branch.
+// Readers of a bucket's entries for pass B. Packed: the row in the bucket and the column in one
+// 32-bit key, the value in its own array (12 bytes per fp64 entry); wide: 16-byte triples, when the
+// row in the bucket and the column do not fit 32 bits together. On VMs fresh memory is what the
+// conversion pays most for (faulting in and zeroing pages: ~0.5 ms per MB on the 2-core machine), so
+// a quarter less of it and of the passes' traffic is worth the second layout.
 template <class T>
-class BucketScratch {
- public:
-  BucketScratch(std::int64_t n, int shift, std::int64_t cols) {
-    while (col_bits_ < 31 && (std::int64_t{1} << col_bits_) < cols) ++col_bits_;
-    packed_ = shift + col_bits_ <= 32;
-    const std::size_t count = static_cast<std::size_t>(std::max<std::int64_t>(n, 1));
-    if (packed_) {
-      key_.reset(new std::uint32_t[count]);
-      val_.reset(new T[count]);
-      io_detail::advise_huge_pages(key_.get(), count * sizeof(std::uint32_t));
-      io_detail::advise_huge_pages(val_.get(), count * sizeof(T));
-    } else {
-      tri_.reset(new Triple<T>[count]);
-      io_detail::advise_huge_pages(tri_.get(), count * sizeof(Triple<T>));
-    }
-  }
-  void put(std::int64_t k, std::int64_t local_row, std::int32_t col, T val) {
-    if (packed_) {
-      key_[k] = (static_cast<std::uint32_t>(local_row) << col_bits_) | static_cast<std::uint32_t>(col);
-      val_[k] = val;
-    } else {
-      tri_[k] = Triple<T>{static_cast<std::int32_t>(local_row), col, val};
-    }
-  }
-  std::int64_t local_row(std::int64_t k) const {
-    return packed_ ? static_cast<std::int64_t>(key_[k] >> col_bits_) : tri_[k].row;
-  }
+struct PackedEntries {
+  const std::uint32_t* key;
+  const T* val;
+  int col_bits;
+  std::int64_t local_row(std::int64_t k) const { return static_cast<std::int64_t>(key[k] >> col_bits); }
   std::int32_t col(std::int64_t k) const {
-    return packed_ ? static_cast<std::int32_t>(key_[k] & ((std::uint64_t{1} << col_bits_) - 1)) : tri_[k].col;
+    return static_cast<std::int32_t>(key[k] & ((std::uint64_t{1} << col_bits) - 1));
   }
-  T val(std::int64_t k) const { return packed_ ? val_[k] : tri_[k].val; }
-  void release() {
-    key_.reset();
-    val_.reset();
-    tri_.reset();
-  }
-
- private:
-  int col_bits_ = 0;
-  bool packed_ = false;
-  std::unique_ptr<std::uint32_t[]> key_;
-  std::unique_ptr<T[]> val_;
-  std::unique_ptr<Triple<T>[]> tri_;
+  T value(std::int64_t k) const { return val[k]; }
 };
+
+template <class T>
+struct WideEntries {
+  const Triple<T>* tri;
+  std::int64_t local_row(std::int64_t k) const { return tri[k].row; }
+  std::int32_t col(std::int64_t k) const { return tri[k].col; }
+  T value(std::int64_t k) const { return tri[k].val; }
+};
+
+// Pass B: each bucket (in parallel) is counting-sorted by row, every row sorted by column and its
+// duplicates summed in input order, into the bucket's own range of `cols`/`vals`. The bucket is
+// sorted in a thread-local buffer (a few hundred KB: in L2) and copied out in one sequential sweep:
+// sorting in the output itself read back lines still on their way from memory, a stall per line. Fills
+// row_ptr[0..rows) and new_len[0..rows) (a row's length after merging); returns whether any row merged.
+template <class T, class Entries>
+bool sort_buckets(const Entries& src, std::int64_t rows, std::int64_t matrix_cols, int shift,
+                  const std::int64_t* bucket_start, std::int32_t* cols, T* vals, std::int64_t* row_ptr,
+                  std::int64_t* new_len, bool sum_duplicates, int threads) {
+  const bool narrow_keys = matrix_cols <= kNarrowKeyColumns;
+  const std::int64_t nb = (rows >> shift) + 1, nnz = bucket_start[nb];
+  const std::int64_t rows_per_bucket = std::int64_t(1) << shift;
+  bool any_merged = false;
+#pragma omp parallel num_threads(threads) reduction(|| : any_merged) if (nnz >= 65536)
+  {
+    std::vector<std::int64_t> pos(static_cast<std::size_t>(rows_per_bucket) + 1);
+    std::vector<std::pair<std::int32_t, T>> scratch;
+    std::vector<std::int32_t> local_cols;
+    std::vector<T> local_vals;
+#pragma omp for schedule(dynamic, 1)
+    for (std::int64_t bk = 0; bk < nb; ++bk) {
+      const std::int64_t r0 = bk << shift, r1 = std::min(rows, r0 + rows_per_bucket);
+      if (r0 >= rows) continue;
+      const std::int64_t base = bucket_start[bk], end = bucket_start[bk + 1];
+      std::fill(pos.begin(), pos.begin() + (r1 - r0) + 1, 0);
+      for (std::int64_t k = base; k < end; ++k) ++pos[src.local_row(k) + 1];
+      for (std::int64_t i = 0; i < r1 - r0; ++i) pos[i + 1] += pos[i];
+      for (std::int64_t i = 0; i < r1 - r0; ++i) row_ptr[r0 + i] = base + pos[i];
+      // A huge bucket (a matrix with very long rows) is sorted where it lies instead.
+      const bool in_buffer = end - base <= kMaxBufferedBucket;
+      if (in_buffer && local_cols.size() < static_cast<std::size_t>(end - base)) {
+        local_cols.resize(static_cast<std::size_t>(end - base));
+        local_vals.resize(static_cast<std::size_t>(end - base));
+      }
+      std::int32_t* const lc = in_buffer ? local_cols.data() : cols + base;
+      T* const lv = in_buffer ? local_vals.data() : vals + base;
+      for (std::int64_t k = base; k < end; ++k) {
+        const std::int64_t dst = pos[src.local_row(k)]++;
+        lc[dst] = src.col(k);
+        lv[dst] = src.value(k);
+      }
+      for (std::int64_t i = r0; i < r1; ++i) {
+        const std::int64_t rb = row_ptr[i] - base, re = (i + 1 < r1 ? row_ptr[i + 1] : end) - base;
+        new_len[i] = sort_and_merge_row(lc, lv, rb, re, sum_duplicates, narrow_keys, scratch);
+        any_merged = any_merged || new_len[i] != re - rb;
+      }
+      if (in_buffer) {
+        std::copy_n(lc, end - base, cols + base);
+        std::copy_n(lv, end - base, vals + base);
+      }
+    }
+  }
+  row_ptr[rows] = nnz;
+  return any_merged;
+}
+
+// After pass B merged duplicates: closes the gaps (new_len[0..rows) holds each row's length).
+template <class T>
+void close_merge_gaps(Csr<T>& csr, std::int64_t* new_len, int threads) {
+  const std::int64_t rows = csr.rows;
+  exclusive_scan(new_len, rows, threads);
+  const std::int64_t total = new_len[rows];
+  std::vector<std::int32_t> out_cols;
+  std::vector<T> out_vals;
+  io_detail::resize_huge(out_cols, static_cast<std::size_t>(total));
+  io_detail::resize_huge(out_vals, static_cast<std::size_t>(total));
+#pragma omp parallel for schedule(dynamic, 1024) num_threads(threads) if (rows > 4096)
+  for (std::int64_t i = 0; i < rows; ++i) {
+    const std::int64_t len = new_len[i + 1] - new_len[i];
+    std::copy_n(csr.col_idx.begin() + csr.row_ptr[i], len, out_cols.begin() + new_len[i]);
+    std::copy_n(csr.values.begin() + csr.row_ptr[i], len, out_vals.begin() + new_len[i]);
+  }
+  csr.row_ptr.assign(new_len, new_len + rows + 1);
+  csr.col_idx = std::move(out_cols);
+  csr.values = std::move(out_vals);
+}
+
+// A buffer of rows + 1 counters without a zero-fill pass (pass B writes every row's entry).
+std::unique_ptr<std::int64_t[]> row_counters(std::int64_t rows) {
+  return std::unique_ptr<std::int64_t[]>(new std::int64_t[static_cast<std::size_t>(rows) + 1]);
+}
 
 // The general path, two cache-friendly passes instead of one random scatter:
 //  A. entries are distributed (stably: each thread its own slice, in input order) into buckets of
-//     2^shift consecutive rows, at most ~2048 buckets, so every bucket's write cursor stays in cache;
-//  B. each bucket (in parallel) is counting-sorted by row straight into its contiguous CSR range,
-//     then every row is sorted by column and its duplicates summed in input order.
+//     2^shift consecutive rows, few enough (row_bucket_shift) that every bucket's write cursor stays
+//     in cache;
+//  B. sort_buckets.
 // The result is deterministic for any thread count. 64-bit offsets throughout.
 template <class T>
 Csr<T> bucket_sort_to_csr(const Coo<T>& coo, bool sum_duplicates, int threads, Coo<T>* consumable) {
@@ -218,15 +374,28 @@ Csr<T> bucket_sort_to_csr(const Coo<T>& coo, bool sum_duplicates, int threads, C
   Csr<T> csr;
   csr.rows = coo.rows;
   csr.cols = coo.cols;
-  int shift = 0;
-  while ((rows >> shift) > 2048) ++shift;
+  const int col_bits = column_bits(coo.cols), shift = row_bucket_shift(rows, col_bits);
+  const bool packed = shift + col_bits <= 32;
   const std::int64_t nb = (rows >> shift) + 1;  // bucket b holds rows [b << shift, (b + 1) << shift)
   const int st = nnz < 65536 ? 1 : threads;
 
-  // Pass A: bucket counts per thread, bucket starts, then the stable scatter into `tmp`.
-  std::vector<std::int64_t> cnt(static_cast<std::size_t>(st) * nb, 0), bucket_start(static_cast<std::size_t>(nb) + 1, 0);
   // Scratch without a zero-fill pass (every slot is written in pass A before pass B reads it).
-  BucketScratch<T> tmp(nnz, shift, coo.cols);
+  const std::size_t count = static_cast<std::size_t>(std::max<std::int64_t>(nnz, 1));
+  std::unique_ptr<std::uint32_t[]> key;
+  std::unique_ptr<T[]> val;
+  std::unique_ptr<Triple<T>[]> tri;
+  if (packed) {
+    key.reset(new std::uint32_t[count]);
+    val.reset(new T[count]);
+    io_detail::advise_huge_pages(key.get(), count * sizeof(std::uint32_t));
+    io_detail::advise_huge_pages(val.get(), count * sizeof(T));
+  } else {
+    tri.reset(new Triple<T>[count]);
+    io_detail::advise_huge_pages(tri.get(), count * sizeof(Triple<T>));
+  }
+
+  // Pass A: bucket counts per thread, bucket starts, then the stable scatter.
+  std::vector<std::int64_t> cnt(static_cast<std::size_t>(st) * nb, 0), bucket_start(static_cast<std::size_t>(nb) + 1, 0);
   const std::int32_t* ri = coo.row_idx.data();
   const std::int32_t* ci = coo.col_idx.data();
   const T* vi = coo.values.data();
@@ -251,13 +420,21 @@ Csr<T> bucket_sort_to_csr(const Coo<T>& coo, bool sum_duplicates, int threads, C
       }
       bucket_start[nb] = run;
     }
-    const std::int64_t row_in_bucket = (std::int64_t{1} << shift) - 1;
-    for (std::int64_t k = b; k < e; ++k) tmp.put(my[ri[k] >> shift]++, ri[k] & row_in_bucket, ci[k], vi[k]);
+    const std::int32_t row_in_bucket = static_cast<std::int32_t>((std::int64_t{1} << shift) - 1);
+    if (packed) {
+      for (std::int64_t k = b; k < e; ++k) {
+        const std::int64_t dst = my[ri[k] >> shift]++;
+        key[dst] = (static_cast<std::uint32_t>(ri[k] & row_in_bucket) << col_bits) | static_cast<std::uint32_t>(ci[k]);
+        val[dst] = vi[k];
+      }
+    } else {
+      for (std::int64_t k = b; k < e; ++k) tri[my[ri[k] >> shift]++] = Triple<T>{ri[k] & row_in_bucket, ci[k], vi[k]};
+    }
   }
   cnt.clear();
   cnt.shrink_to_fit();
 
-  // Pass B: per bucket, counting sort by row into the CSR arrays, then sort and merge each row.
+  // Pass B into the CSR arrays.
   io_detail::resize_huge(csr.row_ptr, static_cast<std::size_t>(rows) + 1);
   if (consumable) {
     // The input is no longer read: its column and value arrays (already the right size, already
@@ -269,64 +446,25 @@ Csr<T> bucket_sort_to_csr(const Coo<T>& coo, bool sum_duplicates, int threads, C
     io_detail::resize_huge(csr.col_idx, static_cast<std::size_t>(nnz));
     io_detail::resize_huge(csr.values, static_cast<std::size_t>(nnz));
   }
-  std::int32_t* cols = csr.col_idx.data();
-  T* vals = csr.values.data();
-  std::vector<std::int64_t> new_len(static_cast<std::size_t>(rows) + 1, 0);
-  bool any_merged = false;
-  const std::int64_t rows_per_bucket = std::int64_t(1) << shift;
-#pragma omp parallel num_threads(threads) reduction(|| : any_merged) if (nnz >= 65536)
-  {
-    std::vector<std::int64_t> pos(static_cast<std::size_t>(rows_per_bucket) + 1);
-    std::vector<std::pair<std::int32_t, T>> scratch;
-#pragma omp for schedule(dynamic, 1)
-    for (std::int64_t bk = 0; bk < nb; ++bk) {
-      const std::int64_t r0 = bk << shift, r1 = std::min(rows, r0 + rows_per_bucket);
-      if (r0 >= rows) continue;
-      const std::int64_t base = bucket_start[bk], end = bucket_start[bk + 1];
-      std::fill(pos.begin(), pos.begin() + (r1 - r0) + 1, 0);
-      for (std::int64_t k = base; k < end; ++k) ++pos[tmp.local_row(k) + 1];
-      for (std::int64_t i = 0; i < r1 - r0; ++i) pos[i + 1] += pos[i];
-      for (std::int64_t i = 0; i < r1 - r0; ++i) csr.row_ptr[r0 + i] = base + pos[i];
-      for (std::int64_t k = base; k < end; ++k) {
-        const std::int64_t dst = base + pos[tmp.local_row(k)]++;
-        cols[dst] = tmp.col(k);
-        vals[dst] = tmp.val(k);
-      }
-      for (std::int64_t i = r0; i < r1; ++i) {
-        const std::int64_t rb = csr.row_ptr[i], re = i + 1 < r1 ? csr.row_ptr[i + 1] : end;
-        new_len[i] = sort_and_merge_row(cols, vals, rb, re, sum_duplicates, scratch);
-        any_merged = any_merged || new_len[i] != re - rb;
-      }
-    }
-  }
-  csr.row_ptr[rows] = nnz;
-  tmp.release();
-  if (!any_merged) return csr;
-
-  // Close the gaps left by merged duplicates.
-  exclusive_scan(new_len.data(), rows, threads);
-  const std::int64_t total = new_len[rows];
-  std::vector<std::int32_t> out_cols;
-  std::vector<T> out_vals;
-  io_detail::resize_huge(out_cols, static_cast<std::size_t>(total));
-  io_detail::resize_huge(out_vals, static_cast<std::size_t>(total));
-#pragma omp parallel for schedule(dynamic, 1024) num_threads(threads) if (rows > 4096)
-  for (std::int64_t i = 0; i < rows; ++i) {
-    const std::int64_t len = new_len[i + 1] - new_len[i];
-    std::copy_n(cols + csr.row_ptr[i], len, out_cols.begin() + new_len[i]);
-    std::copy_n(vals + csr.row_ptr[i], len, out_vals.begin() + new_len[i]);
-  }
-  csr.row_ptr.assign(new_len.begin(), new_len.end());
-  csr.col_idx = std::move(out_cols);
-  csr.values = std::move(out_vals);
+  const auto new_len = row_counters(rows);
+  const bool any_merged =
+      packed ? sort_buckets(PackedEntries<T>{key.get(), val.get(), col_bits}, rows, coo.cols, shift, bucket_start.data(),
+                            csr.col_idx.data(), csr.values.data(), csr.row_ptr.data(), new_len.get(), sum_duplicates,
+                            threads)
+             : sort_buckets(WideEntries<T>{tri.get()}, rows, coo.cols, shift, bucket_start.data(), csr.col_idx.data(),
+                            csr.values.data(), csr.row_ptr.data(), new_len.get(), sum_duplicates, threads);
+  key.reset();
+  val.reset();
+  tri.reset();
+  if (any_merged) close_merge_gaps(csr, new_len.get(), threads);
   return csr;
 }
 
 template <class T>
-Csr<T> coo_to_csr_impl(const Coo<T>& coo, bool sum_duplicates, Coo<T>* consumable) {
+Csr<T> coo_to_csr_impl(const Coo<T>& coo, bool sum_duplicates, Coo<T>* consumable, bool indices_checked) {
   check_dimensions(coo);
   const int threads = omp_get_max_threads();
-  const OrderCheck oc = check_order(coo, threads);
+  const OrderCheck oc = indices_checked ? check_order_of_checked_indices(coo, threads) : check_order(coo, threads);
   if (!oc.in_range) throw Error("COO: an entry's row or column index is outside the matrix");
   if (oc.sorted && (!oc.duplicates || !sum_duplicates)) {
     // Already in CSR order (typical of files written by tools): row pointers from the row indices,
@@ -358,11 +496,12 @@ Csr<T> coo_to_csr_impl(const Coo<T>& coo, bool sum_duplicates, Coo<T>* consumabl
 
 template <class T>
 Csr<T> coo_to_csr(const Coo<T>& coo, bool sum_duplicates) {
-  return coo_to_csr_impl(coo, sum_duplicates, static_cast<Coo<T>*>(nullptr));
+  return coo_to_csr_impl(coo, sum_duplicates, static_cast<Coo<T>*>(nullptr), false);
 }
 
-// Internal (declared in src/io/io_util.hpp): the same conversion, free to take over coo's arrays.
-Csr<double> coo_to_csr_consume(Coo<double>&& coo) { return coo_to_csr_impl(coo, true, &coo); }
+// Internal (declared in src/io/io_util.hpp): the same conversion, free to take over coo's arrays; its
+// indices were checked against the dimensions by the parser that made it.
+Csr<double> coo_to_csr_consume(Coo<double>&& coo) { return coo_to_csr_impl(coo, true, &coo, true); }
 
 template <class T>
 Coo<T> csr_to_coo(const Csr<T>& csr) {

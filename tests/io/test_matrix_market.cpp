@@ -4,6 +4,7 @@
 #include <omp.h>
 #include <zlib.h>
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstring>
@@ -373,6 +374,51 @@ TEST(MatrixMarketRead, ParallelChunksMatchSerialAndNameExactLines) {
   }
 }
 
+// Indices of every length (1..10 digits, leading zeros, '+'), every separator, near the end of the text
+// (where the 8-byte index reader cannot be used) and not: the same COO as the numbers written.
+TEST(MatrixMarketRead, IndicesOfEveryLengthAndSeparator) {
+  const std::uint64_t seed = seed_now();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::mt19937_64 rng(seed);
+  const std::int64_t n = 2147483647;
+  for (int trial = 0; trial < 200; ++trial) {
+    const int entries = 1 + static_cast<int>(rng() % 20);
+    std::string text = "%%MatrixMarket matrix coordinate pattern general\n" + std::to_string(n) + " " +
+                       std::to_string(n) + " " + std::to_string(entries) + "\n";
+    std::vector<std::pair<std::int32_t, std::int32_t>> want;
+    const char* separators[] = {" ", "\t", "  ", " \t "};
+    auto index_text = [&](std::int64_t v) {
+      std::string t = std::to_string(v);
+      t = std::string(rng() % 4 == 0 ? rng() % 4 : 0, '0') + t;  // leading zeros
+      if (rng() % 8 == 0) t = "+" + t;
+      return t;
+    };
+    for (int k = 0; k < entries; ++k) {
+      const int digits_r = 1 + static_cast<int>(rng() % 10), digits_c = 1 + static_cast<int>(rng() % 10);
+      auto draw = [&](int digits) {
+        std::int64_t lo = 1;
+        for (int d = 1; d < digits; ++d) lo *= 10;
+        return std::min<std::int64_t>(n, lo + static_cast<std::int64_t>(rng() % static_cast<std::uint64_t>(lo * 9)));
+      };
+      const std::int64_t r = draw(digits_r), c = draw(digits_c);
+      text += index_text(r) + separators[rng() % 4] + index_text(c) + (rng() % 3 == 0 ? " \r\n" : "\n");
+      want.emplace_back(static_cast<std::int32_t>(r - 1), static_cast<std::int32_t>(c - 1));
+    }
+    if (rng() % 2) text.pop_back();  // no final newline
+    const MmMatrix m = parse_matrix_market(text, "<t>");
+    ASSERT_EQ(m.coo.nnz(), entries) << text;
+    for (int k = 0; k < entries; ++k) {
+      ASSERT_EQ(m.coo.row_idx[k], want[k].first) << text;
+      ASSERT_EQ(m.coo.col_idx[k], want[k].second) << text;
+    }
+  }
+  // A digit run cut by any other byte is an error naming the token, as before.
+  for (const char* bad : {"12a 3\n", "1234567x 3\n", "3 12345678y\n", "3 7\xff\n", "\xb9 3\n"}) {
+    const std::string text = std::string("%%MatrixMarket matrix coordinate pattern general\n99999999 99999999 1\n") + bad;
+    EXPECT_THROW(parse_matrix_market(text, "<t>"), ParseError) << bad;
+  }
+}
+
 // ---------------------------------------------------------------------------------------------
 // COO -> CSR.
 
@@ -416,6 +462,112 @@ TEST(CooToCsr, MatchesReferenceOnShuffledInputWithDuplicates) {
     const Csr<double> a = coo_to_csr(coo);
     const Coo<double> back = csr_to_coo(a);
     expect_same(coo_to_csr(back), a);
+  }
+  omp_set_num_threads(saved);
+}
+
+// The reference for COO -> CSR: entries stably sorted by (row, column), duplicates summed one after
+// the other in input order (or all kept, in input order).
+struct Entry {
+  std::int64_t row, col;
+  double value;
+};
+
+Csr<double> reference_csr(std::int64_t rows, std::int64_t cols, std::vector<Entry> entries, bool sum_duplicates) {
+  std::stable_sort(entries.begin(), entries.end(),
+                   [](const Entry& a, const Entry& b) { return a.row != b.row ? a.row < b.row : a.col < b.col; });
+  Csr<double> a;
+  a.rows = rows;
+  a.cols = cols;
+  a.row_ptr.assign(static_cast<std::size_t>(rows) + 1, 0);
+  for (std::size_t k = 0; k < entries.size(); ++k) {
+    if (sum_duplicates && k > 0 && entries[k].row == entries[k - 1].row && entries[k].col == entries[k - 1].col) {
+      a.values.back() += entries[k].value;
+      continue;
+    }
+    a.col_idx.push_back(static_cast<std::int32_t>(entries[k].col));
+    a.values.push_back(entries[k].value);
+    ++a.row_ptr[entries[k].row + 1];
+  }
+  for (std::int64_t i = 0; i < rows; ++i) a.row_ptr[i + 1] += a.row_ptr[i];
+  return a;
+}
+
+Coo<double> coo_of(std::int64_t rows, std::int64_t cols, const std::vector<Entry>& entries) {
+  Coo<double> coo;
+  coo.rows = rows;
+  coo.cols = cols;
+  for (const Entry& e : entries) {
+    coo.row_idx.push_back(static_cast<std::int32_t>(e.row));
+    coo.col_idx.push_back(static_cast<std::int32_t>(e.col));
+    coo.values.push_back(e.value);
+  }
+  return coo;
+}
+
+// Values whose sums depend on the order they are added in (magnitudes 1e-9 .. 1e9, both signs), so
+// the comparison with the reference checks "summed in input order", bit for bit.
+double order_sensitive_value(std::mt19937_64& rng) {
+  const double mantissa = std::uniform_real_distribution<double>(-1, 1)(rng);
+  return std::ldexp(mantissa, static_cast<int>(rng() % 60) - 30);
+}
+
+TEST(CooToCsr, SumsDuplicatesInInputOrderForAnyThreadCountAndEntryOrder) {
+  const std::uint64_t seed = seed_now();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::mt19937_64 rng(seed);
+  const int saved = omp_get_max_threads();
+  struct Shape {
+    std::int64_t rows, cols, nnz, distinct_cols;  // columns drawn from distinct_cols values: many repeats
+  };
+  // Row lengths from 1 to ~60 cover the rank sort (<= 16), insertion sort (<= 32) and stable_sort;
+  // 2^28 columns take the 64-bit rank keys, 2^31 - 1 columns the 16-byte bucket layout.
+  for (const Shape sh : {Shape{1, 1, 5, 1}, Shape{300, 200, 9000, 200}, Shape{5000, 1 << 20, 150000, 24},
+                         Shape{70000, 1 << 28, 200000, 5}, Shape{1 << 22, 2147483647, 120000, 3}}) {
+    SCOPED_TRACE(std::to_string(sh.rows) + " x " + std::to_string(sh.cols));
+    std::vector<std::int64_t> col_pool;
+    for (std::int64_t k = 0; k < sh.distinct_cols; ++k) col_pool.push_back(static_cast<std::int64_t>(rng() % sh.cols));
+    std::vector<Entry> entries;
+    for (std::int64_t k = 0; k < sh.nnz; ++k) {
+      // a quarter of the entries in 8 rows: long rows and repeated (row, column) pairs
+      const std::int64_t r = rng() % 4 == 0 ? static_cast<std::int64_t>(rng() % 8) % sh.rows
+                                            : static_cast<std::int64_t>(rng() % sh.rows);
+      entries.push_back({r, col_pool[rng() % col_pool.size()], order_sensitive_value(rng)});
+    }
+    // The same multiset of entries in three orders: random, sorted by row then reversed, sorted.
+    std::vector<Entry> reversed = entries;
+    std::stable_sort(reversed.begin(), reversed.end(),
+                     [](const Entry& a, const Entry& b) { return a.row != b.row ? a.row < b.row : a.col < b.col; });
+    std::vector<Entry> sorted = reversed;
+    std::reverse(reversed.begin(), reversed.end());
+    for (const auto* order : {&entries, &reversed, &sorted}) {
+      const Coo<double> coo = coo_of(sh.rows, sh.cols, *order);
+      const Csr<double> want = reference_csr(sh.rows, sh.cols, *order, true);
+      const Csr<double> want_all = reference_csr(sh.rows, sh.cols, *order, false);
+      for (int threads : {1, 2, 5}) {
+        SCOPED_TRACE("threads " + std::to_string(threads));
+        omp_set_num_threads(threads);
+        expect_same(coo_to_csr(coo), want);
+        expect_same(coo_to_csr(coo, false), want_all);
+      }
+    }
+  }
+  omp_set_num_threads(saved);
+}
+
+// A bucket of more than 2^20 entries (three rows) is sorted where it lies rather than in a buffer.
+TEST(CooToCsr, HugeBucketOfLongRows) {
+  const std::uint64_t seed = seed_now();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::mt19937_64 rng(seed);
+  std::vector<Entry> entries;
+  for (int k = 0; k < 1100000; ++k)
+    entries.push_back({static_cast<std::int64_t>(rng() % 3), static_cast<std::int64_t>(rng() % 50000), order_sensitive_value(rng)});
+  const Coo<double> coo = coo_of(3, 50000, entries);
+  const int saved = omp_get_max_threads();
+  for (int threads : {1, 2}) {
+    omp_set_num_threads(threads);
+    expect_same(coo_to_csr(coo), reference_csr(3, 50000, entries, true));
   }
   omp_set_num_threads(saved);
 }
@@ -697,4 +849,63 @@ TEST(MatrixMarketFiles, LoadMatrixOfAnUnsortedFileWithDuplicates) {
     expect_same(want, load_matrix(p.string(), nullptr, o));
   }
   omp_set_num_threads(saved);
+}
+
+// load_matrix against the reference on files whose entries are shuffled, in reverse order, or sorted,
+// with duplicates whose sums depend on the order, for general, symmetric, skew-symmetric and pattern
+// files (mirrored entries come after the stored ones, in their order, as the reader appends them).
+TEST(MatrixMarketFiles, LoadMatrixMatchesTheReferenceForEveryEntryOrderAndSymmetry) {
+  const std::uint64_t seed = seed_now();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::mt19937_64 rng(seed);
+  const std::int64_t n = 4000, stored = 150000;
+  for (const char* symmetry : {"general", "symmetric", "skew-symmetric"}) {
+    for (const char* field : {"real", "pattern"}) {
+      if (std::string(field) == "pattern" && std::string(symmetry) == "skew-symmetric") continue;
+      std::vector<Entry> entries;
+      for (std::int64_t k = 0; k < stored; ++k) {
+        std::int64_t r = static_cast<std::int64_t>(rng() % n), c = static_cast<std::int64_t>(rng() % 64);
+        if (std::string(symmetry) != "general" && c > r) std::swap(r, c);  // lower triangle
+        if (std::string(symmetry) == "skew-symmetric" && r == c) r = (r + 1) % n, c = 0;
+        if (std::string(symmetry) == "skew-symmetric" && r == c) continue;
+        entries.push_back({r, c, std::string(field) == "pattern" ? 1.0 : order_sensitive_value(rng)});
+      }
+      for (int order = 0; order < 3; ++order) {
+        SCOPED_TRACE(std::string(symmetry) + " " + field + " order " + std::to_string(order));
+        if (order == 0) std::shuffle(entries.begin(), entries.end(), rng);
+        if (order > 0)
+          std::stable_sort(entries.begin(), entries.end(), [](const Entry& a, const Entry& b) {
+            return a.row != b.row ? a.row < b.row : a.col < b.col;
+          });
+        if (order == 1) std::reverse(entries.begin(), entries.end());
+        std::string text = std::string("%%MatrixMarket matrix coordinate ") + field + " " + symmetry + "\n" +
+                           std::to_string(n) + " " + std::to_string(n) + " " + std::to_string(entries.size()) + "\n";
+        for (const Entry& e : entries) {
+          text += std::to_string(e.row + 1) + " " + std::to_string(e.col + 1);
+          if (std::string(field) == "real") {
+            char buf[32];
+            text += " ";
+            text.append(buf, std::to_chars(buf, buf + sizeof buf, e.value).ptr);  // reads back exactly
+          }
+          text += "\n";
+        }
+        std::vector<Entry> expanded = entries;
+        const double sign = std::string(symmetry) == "skew-symmetric" ? -1.0 : 1.0;
+        if (std::string(symmetry) != "general")
+          for (const Entry& e : entries)
+            if (e.row != e.col) expanded.push_back({e.col, e.row, sign * e.value});
+        const Csr<double> want = reference_csr(n, n, expanded, true);
+        const fs::path p = scratch_dir() / "ordered.mtx";
+        write_text(p, text);
+        const int saved = omp_get_max_threads();
+        for (int t : {1, 2, 3}) {
+          omp_set_num_threads(t);
+          ReadOptions o;
+          o.threads = t;
+          expect_same(load_matrix(p.string(), nullptr, o), want);
+        }
+        omp_set_num_threads(saved);
+      }
+    }
+  }
 }
