@@ -908,7 +908,44 @@ struct BinnedArgs {
   const std::int32_t* long_out_row;      // per long row: original row id
   unsigned* long_ticket;                 // per long row: chunks finished in this product (reset to 0)
   T* partial;                            // per chunk: its block sum
+  const std::int32_t* stream_warp_row;   // stream mode, bin 5: warp w runs the bin's rows [w, w + 1) of this
 };
+
+// Stream mode for the shortest rows (bin 5, < 16 non-zeros): a warp takes consecutive rows of the bin holding
+// at most kStreamEntries non-zeros and kWarp rows (planned on the host), loads those entries with all 32
+// lanes (kStreamEntries / 32 coalesced loads in flight per lane), keeps the products in shared memory, and
+// lane i sums row i of its group in order.
+constexpr int kStreamEntries = 128;
+
+template <class T, class Off>
+__device__ __forceinline__ void binned_stream_rows(std::int64_t first, std::int64_t n_warps, std::int64_t local_block,
+                                                   const BinnedArgs<T, Off>& a, const T* __restrict__ x,
+                                                   T* __restrict__ y, T* products) {
+  const std::int64_t w = local_block * (kBinnedThreads / kWarp) + threadIdx.x / kWarp;
+  if (w >= n_warps) return;  // whole warps only: no block-wide barrier follows
+  const int lane = static_cast<int>(threadIdx.x % kWarp);
+  T* mine = products + (threadIdx.x / kWarp) * kStreamEntries;
+  const std::int64_t r0 = first + a.stream_warp_row[w], r1 = first + a.stream_warp_row[w + 1];
+  const std::int64_t e0 = a.row_ptr[r0], n = static_cast<std::int64_t>(a.row_ptr[r1]) - e0;
+  std::int32_t c[kStreamEntries / kWarp];
+  T v[kStreamEntries / kWarp];
+#pragma unroll
+  for (int k = 0; k < kStreamEntries / kWarp; ++k) {
+    const std::int64_t j = e0 + (lane + k * kWarp < n ? lane + k * kWarp : n - 1);  // clamped: repeats hit L1
+    c[k] = a.col_idx[j];
+    v[k] = a.values[j];
+  }
+#pragma unroll
+  for (int k = 0; k < kStreamEntries / kWarp; ++k)
+    if (lane + k * kWarp < n) mine[lane + k * kWarp] = v[k] * __ldg(x + c[k]);
+  __syncwarp();
+  if (lane < r1 - r0) {
+    const std::int64_t b = a.row_ptr[r0 + lane] - e0, e = a.row_ptr[r0 + lane + 1] - e0;
+    T sum = 0;
+    for (std::int64_t k = b; k < e; ++k) sum += mine[k];
+    y[a.out_row[r0 + lane]] = sum;
+  }
+}
 
 // A group of LANES lanes per row, two independent loads in flight per lane (four measured no better).
 // Every thread reaches the shuffles (no early return), so the full-warp mask is right.
@@ -962,10 +999,11 @@ __device__ __forceinline__ void binned_long_chunk(std::int64_t c, const BinnedAr
   }
 }
 
-template <class T, class Off>
+template <class T, class Off, bool STREAM_SHORT>
 __global__ void __launch_bounds__(kBinnedThreads) csr_binned_kernel(const BinnedArgs<T, Off> a, const T* __restrict__ x,
                                                                     T* __restrict__ y) {
   __shared__ T warp_sums[kChunkThreads / kWarp];
+  __shared__ T stream_products[STREAM_SHORT ? kBinnedThreads / kWarp * kStreamEntries : 1];
   __shared__ bool last_block;
   const std::int64_t block = blockIdx.x;
   int bin = 0;
@@ -981,8 +1019,11 @@ __global__ void __launch_bounds__(kBinnedThreads) csr_binned_kernel(const Binned
       SPKIT_BINNED_CASE(2, 16)
       SPKIT_BINNED_CASE(3, 8)
       SPKIT_BINNED_CASE(4, 4)
-      SPKIT_BINNED_CASE(5, 2)
 #undef SPKIT_BINNED_CASE
+    case 5:
+      if constexpr (STREAM_SHORT) binned_stream_rows(a.bins.first_row[5], a.bins.count[5], local, a, x, y, stream_products);
+      else binned_short_rows<2>(a.bins.first_row[5], a.bins.count[5], local, a, x, y);
+      return;
     default: {  // kEmptyBin
       const std::int64_t i = local * kBinnedThreads + threadIdx.x;
       if (i < a.bins.count[kEmptyBin]) y[a.out_row[a.bins.first_row[kEmptyBin] + i]] = T(0);
@@ -1009,8 +1050,9 @@ enum class ColumnOrder {
 template <class T>
 class CsrBinnedPlan : public CudaSpmvPlan<T> {
  public:
-  CsrBinnedPlan(const Csr<T>& a, const PlanOptions& o, ColumnOrder order = ColumnOrder::as_given)
-      : CudaSpmvPlan<T>(a, o), order_(order) {
+  CsrBinnedPlan(const Csr<T>& a, const PlanOptions& o, ColumnOrder order = ColumnOrder::as_given,
+                bool stream_short = false)
+      : CudaSpmvPlan<T>(a, o), order_(order), stream_short_(stream_short) {
     static_assert(kBinnedThreads == kChunkThreads, "the fused launch runs chunk blocks with its own block size");
     if (this->rows_ == 0 || this->nnz_ == 0) return;
     if (this->rows_ > std::numeric_limits<std::int32_t>::max())
@@ -1043,15 +1085,32 @@ class CsrBinnedPlan : public CudaSpmvPlan<T> {
       bins_.first_row[b] = static_cast<std::int64_t>(out_row.size());
       bins_.count[b] = static_cast<std::int64_t>(lists[b].size());
       if (b == kLongBin) continue;  // stored after the short rows, below
-      // Rows per block: a row per thread in the empty bin, kBinnedThreads / (64 >> b) in sub-warp bin b.
-      const std::int64_t per_block = b == kEmptyBin ? kBinnedThreads : kBinnedThreads / (64 >> b);
-      block += (bins_.count[b] + per_block - 1) / per_block;
       for (const std::int32_t r : lists[b]) {
         out_row.push_back(r);
         if (b == kEmptyBin) continue;
         append_row(r);
         row_ptr.push_back(static_cast<std::int64_t>(col_idx.size()));
       }
+      if (b == 5 && stream_short_) {
+        // Warp groups: consecutive rows while they hold <= kStreamEntries non-zeros and <= kWarp rows.
+        const std::int64_t base = bins_.first_row[5];
+        std::vector<std::int32_t> warp_row{0};
+        for (std::int64_t i = 0; i < bins_.count[5]; ++i) {
+          const std::int64_t start = warp_row.back();
+          const std::int64_t entries = row_ptr[static_cast<std::size_t>(base + i + 1)] - row_ptr[static_cast<std::size_t>(base + start)];
+          if (entries > kStreamEntries || i - start >= kWarp) warp_row.push_back(static_cast<std::int32_t>(i));
+        }
+        if (bins_.count[5] > 0) warp_row.push_back(static_cast<std::int32_t>(bins_.count[5]));
+        else warp_row.clear();
+        stream_warps_ = warp_row.empty() ? 0 : static_cast<std::int64_t>(warp_row.size()) - 1;
+        bins_.count[5] = stream_warps_;  // the kernel's count for this bin: warps
+        if (!warp_row.empty()) stream_warp_row_ = DeviceBuffer<std::int32_t>(warp_row, "binned CSR stream warps");
+        block += (stream_warps_ + kBinnedThreads / kWarp - 1) / (kBinnedThreads / kWarp);
+        continue;
+      }
+      // Rows per block: a row per thread in the empty bin, kBinnedThreads / (64 >> b) in sub-warp bin b.
+      const std::int64_t per_block = b == kEmptyBin ? kBinnedThreads : kBinnedThreads / (64 >> b);
+      block += (bins_.count[b] + per_block - 1) / per_block;
     }
     // Long rows: chunks, placed first in the grid.
     std::vector<std::int64_t> chunk_begin, chunk_end;
@@ -1142,8 +1201,10 @@ class CsrBinnedPlan : public CudaSpmvPlan<T> {
                                   long_first_chunk_.get(),
                                   long_out_row_.get(),
                                   long_ticket_.get(),
-                                  partial_.get()};
-    csr_binned_kernel<T, Off><<<static_cast<unsigned>(blocks_), kBinnedThreads>>>(args, x, y);
+                                  partial_.get(),
+                                  stream_warp_row_.get()};
+    if (stream_short_) csr_binned_kernel<T, Off, true><<<static_cast<unsigned>(blocks_), kBinnedThreads>>>(args, x, y);
+    else csr_binned_kernel<T, Off, false><<<static_cast<unsigned>(blocks_), kBinnedThreads>>>(args, x, y);
     SPKIT_LAUNCH_CHECK("csr_binned_kernel");
   }
   // Bin 1..5 of a non-empty row: 64 >> bin = the lanes csr_subwarp_kernel would give a matrix of this mean.
@@ -1167,6 +1228,9 @@ class CsrBinnedPlan : public CudaSpmvPlan<T> {
     return renumber;
   }
   ColumnOrder order_ = ColumnOrder::as_given;
+  bool stream_short_ = false;
+  std::int64_t stream_warps_ = 0;
+  DeviceBuffer<std::int32_t> stream_warp_row_;
   bool narrow_ = true;
   std::int64_t blocks_ = 0, chunks_ = 0;
   BinTable bins_{};
@@ -1181,6 +1245,13 @@ template <class T>
 class CsrBinnedByDegreePlan : public CsrBinnedPlan<T> {
  public:
   CsrBinnedByDegreePlan(const Csr<T>& a, const PlanOptions& o) : CsrBinnedPlan<T>(a, o, ColumnOrder::by_degree) {}
+};
+
+// EXPERIMENT (A/B run): the shortest rows by warp streams.
+template <class T>
+class CsrBinnedStreamPlan : public CsrBinnedPlan<T> {
+ public:
+  CsrBinnedStreamPlan(const Csr<T>& a, const PlanOptions& o) : CsrBinnedPlan<T>(a, o, ColumnOrder::as_given, true) {}
 };
 
 // Binned cost: CSR bytes with 32-bit row offsets + the 4-byte row list. Long rows are split, so no serial
@@ -1268,6 +1339,8 @@ void register_cuda_csr_kernels(Registry& reg) {
                                     "cuda.csr.binned with the columns renumbered by non-zero count, x gathered into "
                                     "that order per product: the hubs of skewed graphs share cache lines (ours)",
                                     false, csr_binned_degree_cost);
+  add_kernel<CsrBinnedStreamPlan>(reg, "cuda.csr.binned_stream", Format::csr, Backend::cuda, false, "EXPERIMENT",
+                                  false, nullptr);
 }
 
 }  // namespace spkit::cuda
