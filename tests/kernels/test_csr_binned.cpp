@@ -94,7 +94,9 @@ TEST_P(CsrBinnedCases, MillionEntryRowEmptyRowsAndBinBoundaries) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Kernels, CsrBinnedCases, ::testing::Values("cuda.csr.binned", "cuda.csr.binned_degree", "cuda.csr.subwarp"),
+INSTANTIATE_TEST_SUITE_P(Kernels, CsrBinnedCases,
+                         ::testing::Values("cuda.csr.binned", "cuda.csr.binned_degree", "cuda.csr.binned_stream",
+                                           "cuda.csr.subwarp"),
                          [](const ::testing::TestParamInfo<std::string>& info) {
                            std::string s = info.param;
                            for (auto& c : s)
