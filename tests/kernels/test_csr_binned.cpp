@@ -2,7 +2,8 @@
 // sub-warp kernel (whose long rows are now split into 2048-entry chunks too): a row of more than a
 // million entries (hundreds of chunks, with empty rows and rows of every bin around it), long runs of
 // empty rows (the empty bin writes y = 0), and rows of every length at and beside the bin and chunk
-// boundaries; plus bitwise reproducibility (no atomics). CUDA kernels skip without a device.
+// boundaries; plus bitwise reproducibility (long rows: partials summed in chunk order, whichever block
+// finishes last). CUDA kernels skip without a device.
 #include <gtest/gtest.h>
 
 #include <cctype>
