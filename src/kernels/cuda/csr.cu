@@ -891,7 +891,7 @@ constexpr std::int64_t kBinnedLongRow = 1024;  // 32 non-zeros per lane of a war
 struct BinTable {
   std::int64_t first_block[kBins + 1];  // blocks [first_block[b], first_block[b + 1]) run bin b
   std::int64_t first_row[kBins];        // bins 1..6: the bin's rows start at row_ptr/out_row index first_row[b]
-  std::int64_t count[kBins];            // rows in bin b (long bin: long rows)
+  std::int64_t count[kBins];            // rows in bin b (long bin: long rows; bin 5 in stream mode: warps)
 };
 
 template <class T, class Off>
@@ -1172,10 +1172,12 @@ class CsrBinnedPlan : public CudaSpmvPlan<T> {
   std::uint64_t bytes_moved() const override {
     const auto long_rows = static_cast<std::uint64_t>(bins_.count[kLongBin]);
     // CSR bytes with the short rows' offsets, + the 4-byte row ids, + the chunk tables and partials,
-    // + (by_degree) the gather of x: the column order read, x read and written in the new order.
+    // + (by_degree) the gather of x: the column order read, x read and written in the new order,
+    // + (stream mode) the warps' row table.
     std::uint64_t bytes = this->csr_bytes(narrow_ ? 4 : 8) + static_cast<std::uint64_t>(this->rows_) * 4 +
                           static_cast<std::uint64_t>(chunks_) * (20 + 2 * sizeof(T)) + long_rows * 12;
     if (column_of_.get()) bytes += static_cast<std::uint64_t>(this->cols_) * (4 + 2 * sizeof(T));
+    bytes += static_cast<std::uint64_t>(stream_warps_) * 4;  // stream mode: each warp's first row
     return bytes;
   }
   std::string detail() const override {
