@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Issue 17, open question: why .mtx->CSR on a shuffled file is slower on the 16-core device machine at 1-2
-# threads than on the 2-core dev box (docs/perf/io.md, "The 16-core device machine"). Prints the THP mode, then the same timing
-# with and without glibc's THP-backed malloc (page-fault cost) and with 2 threads bound to cores.
+# threads than on the 2-core dev box (docs/perf/io.md, "The 16-core device machine"). Prints the THP mode,
+# then times the shuffled file at 1 and 2 threads with and without glibc's THP-backed malloc (page-fault cost).
 # Usage, from the repository root on that machine with .deps carried: bench/parse/diagnose.sh OUT_DIR (~3 min).
 O=$1; mkdir -p $O
 { echo "THP enabled: $(cat /sys/kernel/mm/transparent_hugepage/enabled)"; echo "THP defrag: $(cat /sys/kernel/mm/transparent_hugepage/defrag)";
