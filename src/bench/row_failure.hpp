@@ -10,6 +10,13 @@
 
 namespace spkit::bench_detail {
 
+// A row's note with another part after it ("a; b"), either may be empty.
+inline std::string join_note(const std::string& a, const std::string& b) {
+  if (a.empty()) return b;
+  if (b.empty()) return a;
+  return a + "; " + b;
+}
+
 struct RowFailure {
   std::string status;  // "skipped" or "FAILED"
   std::string note;

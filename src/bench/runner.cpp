@@ -17,6 +17,7 @@
 #include "spkit/device.hpp"
 #include "spkit/error.hpp"
 #include "bench/row_failure.hpp"
+#include "median.hpp"
 #include "spkit/plan.hpp"
 #include "spkit/stats.hpp"
 #include "spkit/validate.hpp"
@@ -47,6 +48,9 @@ std::vector<double> random_x(std::int64_t n, std::uint64_t seed) {
 
 namespace {
 
+using bench_detail::join_note;
+
+
 constexpr int kMinGpuReps = 30;
 
 bool is_cusparse(const KernelInfo& k) { return k.name.rfind("cuda.cusparse.", 0) == 0; }
@@ -75,19 +79,6 @@ struct Cell {
   const Selection* selection = nullptr;
   double selection_ms = 0;
 };
-
-double median_of(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  const std::size_t h = v.size() / 2;
-  return v.size() % 2 ? v[h] : 0.5 * (v[h - 1] + v[h]);
-}
-
-std::string join_note(const std::string& a, const std::string& b) {
-  if (a.empty()) return b;
-  if (b.empty()) return a;
-  return a + "; " + b;
-}
 
 std::string mb(std::uint64_t bytes) {
   char buf[32];
@@ -185,7 +176,7 @@ SpmvResult run_cell(const Csr<double>& a, const Csr<T>& a_t, const std::vector<T
     return r;
   }
   if (!ms.empty()) {
-    r.median_ms = median_of(ms);
+    r.median_ms = detail::median(ms);
     double sum = 0;
     for (double v : ms) sum += v;
     r.mean_ms = sum / static_cast<double>(ms.size());

@@ -17,28 +17,19 @@
 #include "spkit/device.hpp"
 #include "spkit/error.hpp"
 #include "bench/row_failure.hpp"
+#include "median.hpp"
 #include "spkit/formats/format_common.hpp"
 #include "spkit/stats.hpp"
 
 namespace spkit {
 namespace {
 
+using bench_detail::join_note;
+
+
 constexpr int kMinGpuReps = 10;
 constexpr const char* kCusparse = "cuda.cusparse.spgemm";
 constexpr const char* kMkl = "ref.mkl.sp2m";
-
-double median_of(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  const std::size_t h = v.size() / 2;
-  return v.size() % 2 ? v[h] : 0.5 * (v[h - 1] + v[h]);
-}
-
-std::string join_note(const std::string& a, const std::string& b) {
-  if (a.empty()) return b;
-  if (b.empty()) return a;
-  return a + "; " + b;
-}
 
 template <class T>
 SpgemmRow run_one(const SpgemmKernelInfo& k, const Csr<T>& a, const Csr<T>& b, std::int64_t products,
@@ -81,7 +72,7 @@ SpgemmRow run_one(const SpgemmKernelInfo& k, const Csr<T>& a, const Csr<T>& b, s
     return r;
   }
   r.stages = res.stages;
-  r.total_ms = median_of(res.total_ms);
+  r.total_ms = detail::median(res.total_ms);
   if (!res.total_ms.empty()) r.min_total_ms = *std::min_element(res.total_ms.begin(), res.total_ms.end());
   r.out_nnz = res.c.nnz();
   r.out_blocks = res.out_blocks;

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "formats/convert_util.hpp"
+#include "median.hpp"
 #include "spkit/error.hpp"
 #include "spkit/spgemm.hpp"
 
@@ -33,13 +34,6 @@ class ScopedOmpThreads {
  private:
   int previous_;
 };
-
-inline double median_ms(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  const std::size_t h = v.size() / 2;
-  return v.size() % 2 ? v[h] : 0.5 * (v[h - 1] + v[h]);
-}
 
 // Times the stages of `warmup + reps` runs of one pipeline. Usage:
 //   SpgemmStageClock clock(opts);
@@ -78,7 +72,7 @@ class SpgemmStageClock {
   template <class T>
   void fill(SpgemmResult<T>& r) const {
     r.stages = stages_;
-    for (std::size_t s = 0; s < stages_.size(); ++s) r.stages[s].ms = median_ms(samples_[s]);
+    for (std::size_t s = 0; s < stages_.size(); ++s) r.stages[s].ms = detail::median(samples_[s]);
     r.total_ms = totals_;
   }
 

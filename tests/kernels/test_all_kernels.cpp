@@ -7,6 +7,7 @@
 #include <limits>
 #include <memory>
 
+#include "common/kernel_param_name.hpp"
 #include "common/test_matrices.hpp"
 #include "spkit/device.hpp"
 #include "spkit/error.hpp"
@@ -72,14 +73,7 @@ std::vector<std::string> kernel_names() {
   return names;
 }
 
-std::string test_name(const ::testing::TestParamInfo<std::string>& info) {
-  std::string s = info.param;
-  for (auto& c : s)
-    if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
-  return s;
-}
-
-INSTANTIATE_TEST_SUITE_P(Registry, AllKernels, ::testing::ValuesIn(kernel_names()), test_name);
+INSTANTIATE_TEST_SUITE_P(Registry, AllKernels, ::testing::ValuesIn(kernel_names()), kernel_param_name);
 GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(AllKernels);
 
 TEST(Registry, NamesAreUniqueAndDotted) {

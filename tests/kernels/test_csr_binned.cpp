@@ -10,6 +10,7 @@
 #include <cstring>
 #include <limits>
 
+#include "common/kernel_param_name.hpp"
 #include "common/test_matrices.hpp"
 #include "spkit/device.hpp"
 #include "spkit/kernel.hpp"
@@ -98,12 +99,7 @@ TEST_P(CsrBinnedCases, MillionEntryRowEmptyRowsAndBinBoundaries) {
 INSTANTIATE_TEST_SUITE_P(Kernels, CsrBinnedCases,
                          ::testing::Values("cuda.csr.binned", "cuda.csr.binned_degree", "cuda.csr.binned_stream",
                                            "cuda.csr.subwarp"),
-                         [](const ::testing::TestParamInfo<std::string>& info) {
-                           std::string s = info.param;
-                           for (auto& c : s)
-                             if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
-                           return s;
-                         });
+                         kernel_param_name);
 
 }  // namespace
 }  // namespace spkit::test

@@ -9,6 +9,7 @@
 #include <limits>
 #include <memory>
 
+#include "common/kernel_param_name.hpp"
 #include "common/test_matrices.hpp"
 #include "spkit/device.hpp"
 #include "spkit/error.hpp"
@@ -112,12 +113,7 @@ TEST_P(MergeSellCases, MillionEntryRowEmptyRunsAndTileBoundaries) {
 INSTANTIATE_TEST_SUITE_P(Kernels, MergeSellCases,
                          ::testing::Values("cuda.csr.merge", "cuda.sell.c32", "cuda.sell.delta16",
                                            "cpu.sell.omp.delta16", "cpu.sell.serial.c32"),
-                         [](const ::testing::TestParamInfo<std::string>& info) {
-                           std::string s = info.param;
-                           for (auto& c : s)
-                             if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
-                           return s;
-                         });
+                         kernel_param_name);
 
 }  // namespace
 }  // namespace spkit::test

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "common/kernel_param_name.hpp"
 #include "common/test_matrices.hpp"
 #include "spkit/device.hpp"
 #include "spkit/error.hpp"
@@ -174,14 +175,7 @@ std::vector<std::string> kernel_names() {
   return names;
 }
 
-std::string test_name(const ::testing::TestParamInfo<std::string>& info) {
-  std::string s = info.param;
-  for (auto& c : s)
-    if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
-  return s;
-}
-
-INSTANTIATE_TEST_SUITE_P(Registry, AllSpgemmKernels, ::testing::ValuesIn(kernel_names()), test_name);
+INSTANTIATE_TEST_SUITE_P(Registry, AllSpgemmKernels, ::testing::ValuesIn(kernel_names()), kernel_param_name);
 
 // The CPU kernels of spkit itself (not the comparisons): the dense and hash accumulators sum every
 // entry's products in the same order, so they agree bit for bit; the bmSparse kernel sums in block

@@ -6,6 +6,8 @@
 #include <memory>
 #include <mutex>
 
+#include "median.hpp"
+
 namespace spkit {
 
 void register_cuda_spgemm_kernels(SpgemmRegistry& reg) {
@@ -115,15 +117,8 @@ void StageTimer::finish(bool keep) {
 }
 
 void StageTimer::report(std::vector<SpgemmStage>& stages, std::vector<double>& total_ms) const {
-  for (std::size_t s = 0; s < names_.size(); ++s) stages.push_back({names_[s], median_of(stage_ms_[s]), true});
+  for (std::size_t s = 0; s < names_.size(); ++s) stages.push_back({names_[s], detail::median(stage_ms_[s]), true});
   total_ms.insert(total_ms.end(), total_ms_.begin(), total_ms_.end());
-}
-
-double median_of(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
 template <class T>

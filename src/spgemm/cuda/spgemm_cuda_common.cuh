@@ -109,8 +109,6 @@ class StageTimer {
   std::vector<double> total_ms_;
 };
 
-double median_of(std::vector<double> v);
-
 // A host-side stage (conversion, upload, download, to CSR), timed with a steady clock.
 template <class F>
 double host_ms(F&& f);

@@ -8,13 +8,13 @@
 // FP16's normal range, where the unit roundoff 2^-11 the checker uses holds.
 #include <gtest/gtest.h>
 
-#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <limits>
 #include <string>
 #include <vector>
 
+#include "common/kernel_param_name.hpp"
 #include "common/test_matrices.hpp"
 #include "spkit/device.hpp"
 #include "spkit/error.hpp"
@@ -214,14 +214,7 @@ TEST_P(CudaSpgemm, RefusesMismatchedShapesAndFp16Overflow) {
   }
 }
 
-std::string param_name(const ::testing::TestParamInfo<std::string>& info) {
-  std::string s = info.param;
-  for (char& ch : s)
-    if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
-  return s;
-}
-
-INSTANTIATE_TEST_SUITE_P(Registry, CudaSpgemm, ::testing::ValuesIn(gpu_kernel_names()), param_name);
+INSTANTIATE_TEST_SUITE_P(Registry, CudaSpgemm, ::testing::ValuesIn(gpu_kernel_names()), kernel_param_name);
 
 // Small cases for compute-sanitizer (scripts/gpu-check.sh runs memcheck on this test only).
 TEST(CudaSpgemmSanitize, SmallCasesEveryKernel) {
