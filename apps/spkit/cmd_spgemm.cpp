@@ -167,14 +167,7 @@ void add_spgemm_command(CLI::App& app) {
   cmd->add_option("--c-out", args->c_out,
                   "write C as Matrix Market: of the kernel --variant names, else of the first that succeeds");
   cmd->add_flag("--quiet", args->quiet, "no progress lines on stderr");
-  cmd->callback([args] {
-    const int code = run_spgemm_command(*args);
-    if (code != 0) {  // FAILED validation: a distinct exit code (main's catch would make it 1)
-      std::cout.flush();
-      std::fflush(stdout);
-      std::exit(code);
-    }
-  });
+  cmd->callback([args] { exit_on_failure(run_spgemm_command(*args)); });
 }
 
 }  // namespace spkit::cli

@@ -173,14 +173,7 @@ void add_spmv_command(CLI::App& app) {
   cmd->add_option("--seed", args->seed, "seed of the random x")->capture_default_str();
   cmd->add_flag("--json", args->json, "JSON array of rows instead of a table");
   cmd->add_flag("--quiet", args->quiet, "no progress lines on stderr");
-  cmd->callback([args] {
-    const int code = run_spmv_command(*args);
-    if (code != 0) {  // FAILED validation: a distinct exit code (main's catch would make it 1)
-      std::cout.flush();
-      std::fflush(stdout);
-      std::exit(code);
-    }
-  });
+  cmd->callback([args] { exit_on_failure(run_spmv_command(*args)); });
 }
 
 }  // namespace spkit::cli
