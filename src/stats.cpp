@@ -10,6 +10,7 @@
 #include <functional>
 #include <vector>
 
+#include "formats/bm_blocks.hpp"
 #include "spkit/error.hpp"
 #include "spkit/formats/dia.hpp"  // is_exactly_symmetric
 #include "spkit/formats/sell.hpp"
@@ -127,32 +128,13 @@ MatrixStats compute_stats(const Csr<double>& a, int hack_size) {
   {
     std::vector<std::int64_t> local_hist(65, 0);
 #pragma omp for schedule(dynamic, 256)
-    for (std::int64_t br = 0; br < block_rows; ++br) {
-      const std::int64_t r0 = br * 8, r1 = std::min(m, r0 + 8);
-      std::int64_t pos[8], end[8];
-      const int nr = static_cast<int>(r1 - r0);
-      for (int r = 0; r < nr; ++r) {
-        pos[r] = a.row_ptr[r0 + r];
-        end[r] = a.row_ptr[r0 + r + 1];
-      }
-      for (;;) {
-        std::int64_t bc = -1;
-        for (int r = 0; r < nr; ++r)
-          if (pos[r] < end[r]) {
-            const std::int64_t c = a.col_idx[pos[r]] >> 3;
-            if (bc < 0 || c < bc) bc = c;
-          }
-        if (bc < 0) break;
-        int count = 0;
-        for (int r = 0; r < nr; ++r)
-          while (pos[r] < end[r] && (a.col_idx[pos[r]] >> 3) == bc) {
-            ++pos[r];
-            ++count;
-          }
+    for (std::int64_t br = 0; br < block_rows; ++br)
+      detail::for_each_bm_block(a, br, [&](std::int64_t, int nr, const std::int64_t* b, const std::int64_t* e) {
+        std::int64_t count = 0;
+        for (int r = 0; r < nr; ++r) count += e[r] - b[r];
         ++blocks;
-        ++local_hist[std::min(count, 64)];
-      }
-    }
+        ++local_hist[std::min<std::int64_t>(count, 64)];
+      });
 #pragma omp critical
     for (int k = 0; k <= 64; ++k) histogram[k] += local_hist[k];
   }

@@ -7,6 +7,7 @@
 #include <limits>
 #include <string>
 
+#include "formats/bm_blocks.hpp"
 #include "formats/convert_util.hpp"
 
 namespace spkit {
@@ -14,29 +15,7 @@ namespace spkit {
 namespace {
 constexpr int kDim = 8;
 
-// Walks the non-empty blocks of one block row in block-column order, calling
-// visit(block_col, bitmap, entry_positions_in_row_major_order_count) and emit(pos) for each entry.
-template <class T, class OnBlock>
-void for_each_block(const Csr<T>& csr, std::int64_t block_row, OnBlock&& on_block) {
-  const std::int64_t r0 = block_row * kDim, r1 = std::min<std::int64_t>(csr.rows, r0 + kDim);
-  std::int64_t pos[kDim], end[kDim];
-  const int nr = static_cast<int>(r1 - r0);
-  for (int r = 0; r < nr; ++r) pos[r] = csr.row_ptr[r0 + r], end[r] = csr.row_ptr[r0 + r + 1];
-  for (;;) {
-    std::int64_t bc = std::numeric_limits<std::int64_t>::max();
-    for (int r = 0; r < nr; ++r)
-      if (pos[r] < end[r]) bc = std::min<std::int64_t>(bc, csr.col_idx[pos[r]] / kDim);
-    if (bc == std::numeric_limits<std::int64_t>::max()) return;
-    // Entries of block (block_row, bc): for every row, the run of columns < 8 * (bc + 1).
-    std::int64_t run_begin[kDim], run_end[kDim];
-    for (int r = 0; r < nr; ++r) {
-      run_begin[r] = pos[r];
-      while (pos[r] < end[r] && csr.col_idx[pos[r]] / kDim == bc) ++pos[r];
-      run_end[r] = pos[r];
-    }
-    on_block(bc, nr, run_begin, run_end);
-  }
-}
+using detail::for_each_bm_block;
 }  // namespace
 
 template <class T>
@@ -51,7 +30,7 @@ BmSparse<T> csr_to_bmsparse(const Csr<T>& csr, const FormatLimits& limits) {
 #pragma omp parallel for schedule(dynamic, 256)
   for (std::int64_t br = 0; br < brows; ++br) {
     std::int64_t n = 0;
-    for_each_block(csr, br, [&](std::int64_t, int, const std::int64_t*, const std::int64_t*) { ++n; });
+    for_each_bm_block(csr, br, [&](std::int64_t, int, const std::int64_t*, const std::int64_t*) { ++n; });
     block_row_ptr[br] = n;
   }
   const std::int64_t blocks = detail::exclusive_scan_inplace(block_row_ptr);
@@ -72,7 +51,7 @@ BmSparse<T> csr_to_bmsparse(const Csr<T>& csr, const FormatLimits& limits) {
   for (std::int64_t br = 0; br < brows; ++br) {
     std::int64_t blk = bm.block_row_ptr[br];
     std::int64_t out = csr.row_ptr[br * kDim];
-    for_each_block(csr, br, [&](std::int64_t bc, int nr, const std::int64_t* rb, const std::int64_t* re) {
+    for_each_bm_block(csr, br, [&](std::int64_t bc, int nr, const std::int64_t* rb, const std::int64_t* re) {
       std::uint64_t bitmap = 0;
       bm.offsets[blk] = out;
       for (int r = 0; r < nr; ++r)

@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "formats/bm_blocks.hpp"
 #include "kernels/cost_model.hpp"
 #include "kernels/cuda/cuda_common.cuh"
 #include "kernels/format_costs.hpp"
@@ -140,29 +141,7 @@ class BmSparsePlan : public CudaSpmvPlan<T> {
 // ---------------------------------------------------------------------------------------------
 // bmSparse + CSR remainder (cuda.bmsparse.warp).
 
-// Calls fn(block_col, begin, end, nr) for every 8x8 block of block row br in column order, where
-// [begin[r], end[r]) are the CSR positions of row r of the block (nr rows in this block row).
-template <class T, class Fn>
-void for_each_block(const Csr<T>& a, std::int64_t br, Fn&& fn) {
-  const std::int64_t r0 = br * 8;
-  const int nr = static_cast<int>(std::min<std::int64_t>(8, a.rows - r0));
-  std::int64_t pos[8], end[8], begin[8];
-  for (int r = 0; r < nr; ++r) pos[r] = a.row_ptr[r0 + r], end[r] = a.row_ptr[r0 + r + 1];
-  for (;;) {
-    std::int64_t bc = -1;
-    for (int r = 0; r < nr; ++r)
-      if (pos[r] < end[r]) {
-        const std::int64_t c = a.col_idx[pos[r]] >> 3;
-        if (bc < 0 || c < bc) bc = c;
-      }
-    if (bc < 0) return;
-    for (int r = 0; r < nr; ++r) {
-      begin[r] = pos[r];
-      while (pos[r] < end[r] && (a.col_idx[pos[r]] >> 3) == bc) ++pos[r];
-    }
-    fn(bc, begin, pos, nr);
-  }
-}
+// The 8x8 blocks of a block row come from detail::for_each_bm_block (formats/bm_blocks.hpp).
 
 template <class T>
 struct BmSplitHost {
@@ -190,7 +169,7 @@ BmSplitHost<T> split_bmsparse(const Csr<T>& a) {
   // Pass 1: kept blocks and values per block row, remainder entries per row.
 #pragma omp parallel for schedule(dynamic, 256)
   for (std::int64_t br = 0; br < block_rows; ++br)
-    for_each_block(a, br, [&](std::int64_t, const std::int64_t* b, const std::int64_t* e, int nr) {
+    detail::for_each_bm_block(a, br, [&](std::int64_t, int nr, const std::int64_t* b, const std::int64_t* e) {
       const std::int64_t n = block_nnz(b, e, nr);
       if (n >= kBmDenseBlockMinNnz) {
         ++h.block_ptr[br + 1];
@@ -216,7 +195,7 @@ BmSplitHost<T> split_bmsparse(const Csr<T>& a) {
     std::int64_t blk = h.block_ptr[br], val = h.value_ptr[br];
     std::int64_t rem[8];
     for (int r = 0; r < 8 && br * 8 + r < rows; ++r) rem[r] = rem_len[br * 8 + r];
-    for_each_block(a, br, [&](std::int64_t bc, const std::int64_t* b, const std::int64_t* e, int nr) {
+    detail::for_each_bm_block(a, br, [&](std::int64_t bc, int nr, const std::int64_t* b, const std::int64_t* e) {
       if (block_nnz(b, e, nr) >= kBmDenseBlockMinNnz) {
         std::uint64_t bits = 0;
         for (int r = 0; r < nr; ++r)  // row-major: the order of the bitmap's bits, most significant first
