@@ -6,6 +6,8 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
+#include <cstdio>
 #include <limits>
 #include <memory>
 #include <numeric>
@@ -19,6 +21,34 @@ namespace spkit {
 namespace {
 
 constexpr std::int64_t kInt32Max = std::numeric_limits<std::int32_t>::max();
+
+// A diagnostic build (-DSPKIT_CONVERSION_TRACE) prints the time of each phase of the general path to
+// stderr, to place the conversion's time on machines without a profiler; compiled out otherwise.
+#ifdef SPKIT_CONVERSION_TRACE
+constexpr bool kTraceConversion = true;
+#else
+constexpr bool kTraceConversion = false;
+#endif
+
+class PhaseClock {
+ public:
+  // Time since the last lap (or construction), printed under `phase`; nothing in a normal build.
+  void lap(const char* phase) {
+    if constexpr (kTraceConversion) {
+      const auto now = std::chrono::steady_clock::now();
+      std::fprintf(stderr, "coo_to_csr %-34s %8.2f ms\n", phase, std::chrono::duration<double, std::milli>(now - last_).count());
+      last_ = now;
+    }
+  }
+  static double now_ms() {
+    if constexpr (kTraceConversion)
+      return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now().time_since_epoch()).count();
+    return 0;
+  }
+
+ private:
+  std::chrono::steady_clock::time_point last_ = std::chrono::steady_clock::now();
+};
 
 // Parallel exclusive prefix sum in place over v[0..n] (v[n] receives the total); v[k] holds counts.
 void exclusive_scan(std::int64_t* v, std::int64_t n, int threads) {
@@ -293,8 +323,18 @@ bool sort_buckets(const Entries& src, std::int64_t rows, std::int64_t matrix_col
   const std::int64_t nb = (rows >> shift) + 1, nnz = bucket_start[nb];
   const std::int64_t rows_per_bucket = std::int64_t(1) << shift;
   bool any_merged = false;
+  double phase_ms[4] = {0, 0, 0, 0};  // trace build: count, scatter, row sorts, copy out (summed over threads)
 #pragma omp parallel num_threads(threads) reduction(|| : any_merged) if (nnz >= 65536)
   {
+    double my_ms[4] = {0, 0, 0, 0};
+    double t_mark = 0;
+    auto mark = [&](int phase) {
+      if constexpr (kTraceConversion) {
+        const double t = PhaseClock::now_ms();
+        if (phase >= 0) my_ms[phase] += t - t_mark;
+        t_mark = t;
+      }
+    };
     std::vector<std::int64_t> pos(static_cast<std::size_t>(rows_per_bucket) + 1);
     std::vector<std::pair<std::int32_t, T>> scratch;
     std::vector<std::int32_t> local_cols;
@@ -304,6 +344,7 @@ bool sort_buckets(const Entries& src, std::int64_t rows, std::int64_t matrix_col
       const std::int64_t r0 = bk << shift, r1 = std::min(rows, r0 + rows_per_bucket);
       if (r0 >= rows) continue;
       const std::int64_t base = bucket_start[bk], end = bucket_start[bk + 1];
+      mark(-1);
       std::fill(pos.begin(), pos.begin() + (r1 - r0) + 1, 0);
       for (std::int64_t k = base; k < end; ++k) ++pos[src.local_row(k) + 1];
       for (std::int64_t i = 0; i < r1 - r0; ++i) pos[i + 1] += pos[i];
@@ -316,22 +357,33 @@ bool sort_buckets(const Entries& src, std::int64_t rows, std::int64_t matrix_col
       }
       std::int32_t* const lc = in_buffer ? local_cols.data() : cols + base;
       T* const lv = in_buffer ? local_vals.data() : vals + base;
+      mark(0);
       for (std::int64_t k = base; k < end; ++k) {
         const std::int64_t dst = pos[src.local_row(k)]++;
         lc[dst] = src.col(k);
         lv[dst] = src.value(k);
       }
+      mark(1);
       for (std::int64_t i = r0; i < r1; ++i) {
         const std::int64_t rb = row_ptr[i] - base, re = (i + 1 < r1 ? row_ptr[i + 1] : end) - base;
         new_len[i] = sort_and_merge_row(lc, lv, rb, re, sum_duplicates, narrow_keys, scratch);
         any_merged = any_merged || new_len[i] != re - rb;
       }
+      mark(2);
       if (in_buffer) {
         std::copy_n(lc, end - base, cols + base);
         std::copy_n(lv, end - base, vals + base);
       }
+      mark(3);
+    }
+    if constexpr (kTraceConversion) {
+#pragma omp critical
+      for (int k = 0; k < 4; ++k) phase_ms[k] += my_ms[k];
     }
   }
+  if constexpr (kTraceConversion)
+    std::fprintf(stderr, "coo_to_csr   pass B, summed over threads: count %.2f, scatter %.2f, row sorts %.2f, copy out %.2f ms\n",
+                 phase_ms[0], phase_ms[1], phase_ms[2], phase_ms[3]);
   row_ptr[rows] = nnz;
   return any_merged;
 }
@@ -378,6 +430,7 @@ Csr<T> bucket_sort_to_csr(const Coo<T>& coo, bool sum_duplicates, int threads, C
   const bool packed = shift + col_bits <= 32;
   const std::int64_t nb = (rows >> shift) + 1;  // bucket b holds rows [b << shift, (b + 1) << shift)
   const int st = nnz < 65536 ? 1 : threads;
+  PhaseClock clock;
 
   // Scratch without a zero-fill pass (every slot is written in pass A before pass B reads it).
   const std::size_t count = static_cast<std::size_t>(std::max<std::int64_t>(nnz, 1));
@@ -394,6 +447,7 @@ Csr<T> bucket_sort_to_csr(const Coo<T>& coo, bool sum_duplicates, int threads, C
     io_detail::advise_huge_pages(tri.get(), count * sizeof(Triple<T>));
   }
 
+  clock.lap("scratch allocated");
   // Pass A: bucket counts per thread, bucket starts, then the stable scatter.
   std::vector<std::int64_t> cnt(static_cast<std::size_t>(st) * nb, 0), bucket_start(static_cast<std::size_t>(nb) + 1, 0);
   const std::int32_t* ri = coo.row_idx.data();
@@ -433,6 +487,7 @@ Csr<T> bucket_sort_to_csr(const Coo<T>& coo, bool sum_duplicates, int threads, C
   }
   cnt.clear();
   cnt.shrink_to_fit();
+  clock.lap("pass A (count + scatter)");
 
   // Pass B into the CSR arrays.
   io_detail::resize_huge(csr.row_ptr, static_cast<std::size_t>(rows) + 1);
@@ -447,15 +502,18 @@ Csr<T> bucket_sort_to_csr(const Coo<T>& coo, bool sum_duplicates, int threads, C
     io_detail::resize_huge(csr.values, static_cast<std::size_t>(nnz));
   }
   const auto new_len = row_counters(rows);
+  clock.lap("output allocated");
   const bool any_merged =
       packed ? sort_buckets(PackedEntries<T>{key.get(), val.get(), col_bits}, rows, coo.cols, shift, bucket_start.data(),
                             csr.col_idx.data(), csr.values.data(), csr.row_ptr.data(), new_len.get(), sum_duplicates,
                             threads)
              : sort_buckets(WideEntries<T>{tri.get()}, rows, coo.cols, shift, bucket_start.data(), csr.col_idx.data(),
                             csr.values.data(), csr.row_ptr.data(), new_len.get(), sum_duplicates, threads);
+  clock.lap("pass B (sort buckets)");
   key.reset();
   val.reset();
   tri.reset();
+  clock.lap("scratch freed");
   if (any_merged) close_merge_gaps(csr, new_len.get(), threads);
   return csr;
 }
@@ -464,8 +522,10 @@ template <class T>
 Csr<T> coo_to_csr_impl(const Coo<T>& coo, bool sum_duplicates, Coo<T>* consumable, bool indices_checked) {
   check_dimensions(coo);
   const int threads = omp_get_max_threads();
+  PhaseClock clock;
   const OrderCheck oc = indices_checked ? check_order_of_checked_indices(coo, threads) : check_order(coo, threads);
   if (!oc.in_range) throw Error("COO: an entry's row or column index is outside the matrix");
+  clock.lap(indices_checked ? "order check (checked indices)" : "order and range check");
   if (oc.sorted && (!oc.duplicates || !sum_duplicates)) {
     // Already in CSR order (typical of files written by tools): row pointers from the row indices,
     // columns and values taken over as they are.
