@@ -49,6 +49,14 @@ Csr<double> bin_boundary_matrix() {
   return random_rows(static_cast<std::int64_t>(len.size()), 5000, len, 57);
 }
 
+// 10,001 rows of 5 entries then 7,003 rows of 1..40 entries: the binned plans' blocks over the first part keep
+// consecutive row ids (they skip the row-id array), those over the second part mostly do not.
+Csr<double> runs_matrix() {
+  std::vector<std::int64_t> len(17'004);
+  for (std::size_t i = 0; i < len.size(); ++i) len[i] = i < 10'001 ? 5 : 1 + static_cast<std::int64_t>((i * 13) % 40);
+  return random_rows(static_cast<std::int64_t>(len.size()), 20'000, len, 61);
+}
+
 template <class T>
 std::vector<T> run_once(SpmvPlan<T>& plan, const std::vector<T>& x, std::int64_t rows) {
   std::vector<T> y(static_cast<std::size_t>(rows), std::numeric_limits<T>::quiet_NaN());  // NaN: a row not written shows
@@ -89,10 +97,19 @@ TEST_P(CsrBinnedCases, MillionEntryRowEmptyRowsAndBinBoundaries) {
   static const Csr<double> million = million_row_matrix();
   static const Csr<double> empty = mostly_empty_matrix();
   static const Csr<double> boundary = bin_boundary_matrix();
-  for (const auto* m : {&million, &empty, &boundary}) {
-    const std::string name = m == &million ? "million_row" : m == &empty ? "mostly_empty" : "bin_boundary";
+  static const Csr<double> runs = runs_matrix();
+  for (const auto* m : {&million, &empty, &boundary, &runs}) {
+    const std::string name = m == &million    ? "million_row"
+                             : m == &empty    ? "mostly_empty"
+                             : m == &boundary ? "bin_boundary"
+                                              : "runs";
     check<double>(*k, name, *m);
     check<float>(*k, name, *m);
+  }
+  if (kernel.rfind("cuda.csr.binned", 0) == 0) {  // both kinds of blocks ran: with and without a run
+    const std::string detail = k->factory<double>()(runs, PlanOptions{})->detail();
+    EXPECT_EQ(detail.find("(0 in runs"), std::string::npos) << detail;
+    EXPECT_EQ(detail.find("(17004 in runs"), std::string::npos) << detail;
   }
 }
 
