@@ -1208,7 +1208,8 @@ class CsrBinnedPlan : public CudaSpmvPlan<T> {
   }
   std::uint64_t bytes_moved() const override {
     const auto long_rows = static_cast<std::uint64_t>(bins_.count[kLongBin]);
-    // CSR bytes with the short rows' offsets, + the 4-byte row ids, + the chunk tables and partials,
+    // CSR bytes with the short rows' offsets, + the 4-byte row ids of the rows outside runs and a run entry
+    // per block, + the chunk tables and partials,
     // + (by_degree) the gather of x: the column order read, x read and written in the new order,
     // + (stream mode) the warps' row table.
     std::uint64_t bytes = this->csr_bytes(narrow_ ? 4 : 8) + static_cast<std::uint64_t>(this->rows_ - run_rows_) * 4 +
@@ -1296,7 +1297,6 @@ class CsrBinnedStreamPlan : public CsrBinnedPlan<T> {
  public:
   CsrBinnedStreamPlan(const Csr<T>& a, const PlanOptions& o) : CsrBinnedPlan<T>(a, o, ColumnOrder::as_given, true) {}
 };
-
 
 // Binned cost: CSR bytes with 32-bit row offsets + the 4-byte row list. Long rows are split, so no serial
 // term. docs/perf/cuda-csr-binned.md has the expectation these numbers come from.
