@@ -32,18 +32,19 @@ constexpr bool kTraceConversion = false;
 
 class PhaseClock {
  public:
-  // Time since the last lap (or construction), printed under `phase`; nothing in a normal build.
-  void lap(const char* phase) {
+  // Milliseconds since the last split or lap (or construction); 0, without reading a clock, in a normal build.
+  double split() {
     if constexpr (kTraceConversion) {
       const auto now = std::chrono::steady_clock::now();
-      std::fprintf(stderr, "coo_to_csr %-34s %8.2f ms\n", phase, std::chrono::duration<double, std::milli>(now - last_).count());
+      const double ms = std::chrono::duration<double, std::milli>(now - last_).count();
       last_ = now;
+      return ms;
     }
-  }
-  static double now_ms() {
-    if constexpr (kTraceConversion)
-      return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now().time_since_epoch()).count();
     return 0;
+  }
+  // The split printed under `phase`.
+  void lap(const char* phase) {
+    if constexpr (kTraceConversion) std::fprintf(stderr, "coo_to_csr %-34s %8.2f ms\n", phase, split());
   }
 
  private:
@@ -327,14 +328,7 @@ bool sort_buckets(const Entries& src, std::int64_t rows, std::int64_t matrix_col
 #pragma omp parallel num_threads(threads) reduction(|| : any_merged) if (nnz >= 65536)
   {
     double my_ms[4] = {0, 0, 0, 0};
-    double t_mark = 0;
-    auto mark = [&](int phase) {
-      if constexpr (kTraceConversion) {
-        const double t = PhaseClock::now_ms();
-        if (phase >= 0) my_ms[phase] += t - t_mark;
-        t_mark = t;
-      }
-    };
+    PhaseClock clock;
     std::vector<std::int64_t> pos(static_cast<std::size_t>(rows_per_bucket) + 1);
     std::vector<std::pair<std::int32_t, T>> scratch;
     std::vector<std::int32_t> local_cols;
@@ -344,7 +338,7 @@ bool sort_buckets(const Entries& src, std::int64_t rows, std::int64_t matrix_col
       const std::int64_t r0 = bk << shift, r1 = std::min(rows, r0 + rows_per_bucket);
       if (r0 >= rows) continue;
       const std::int64_t base = bucket_start[bk], end = bucket_start[bk + 1];
-      mark(-1);
+      clock.split();
       std::fill(pos.begin(), pos.begin() + (r1 - r0) + 1, 0);
       for (std::int64_t k = base; k < end; ++k) ++pos[src.local_row(k) + 1];
       for (std::int64_t i = 0; i < r1 - r0; ++i) pos[i + 1] += pos[i];
@@ -357,24 +351,24 @@ bool sort_buckets(const Entries& src, std::int64_t rows, std::int64_t matrix_col
       }
       std::int32_t* const lc = in_buffer ? local_cols.data() : cols + base;
       T* const lv = in_buffer ? local_vals.data() : vals + base;
-      mark(0);
+      my_ms[0] += clock.split();
       for (std::int64_t k = base; k < end; ++k) {
         const std::int64_t dst = pos[src.local_row(k)]++;
         lc[dst] = src.col(k);
         lv[dst] = src.value(k);
       }
-      mark(1);
+      my_ms[1] += clock.split();
       for (std::int64_t i = r0; i < r1; ++i) {
         const std::int64_t rb = row_ptr[i] - base, re = (i + 1 < r1 ? row_ptr[i + 1] : end) - base;
         new_len[i] = sort_and_merge_row(lc, lv, rb, re, sum_duplicates, narrow_keys, scratch);
         any_merged = any_merged || new_len[i] != re - rb;
       }
-      mark(2);
+      my_ms[2] += clock.split();
       if (in_buffer) {
         std::copy_n(lc, end - base, cols + base);
         std::copy_n(lv, end - base, vals + base);
       }
-      mark(3);
+      my_ms[3] += clock.split();
     }
     if constexpr (kTraceConversion) {
 #pragma omp critical

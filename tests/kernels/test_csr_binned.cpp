@@ -9,6 +9,7 @@
 #include <cctype>
 #include <cstring>
 #include <limits>
+#include <utility>
 
 #include "common/kernel_param_name.hpp"
 #include "common/test_matrices.hpp"
@@ -98,11 +99,9 @@ TEST_P(CsrBinnedCases, MillionEntryRowEmptyRowsAndBinBoundaries) {
   static const Csr<double> empty = mostly_empty_matrix();
   static const Csr<double> boundary = bin_boundary_matrix();
   static const Csr<double> runs = runs_matrix();
-  for (const auto* m : {&million, &empty, &boundary, &runs}) {
-    const std::string name = m == &million    ? "million_row"
-                             : m == &empty    ? "mostly_empty"
-                             : m == &boundary ? "bin_boundary"
-                                              : "runs";
+  const std::pair<const char*, const Csr<double>*> cases[] = {
+      {"million_row", &million}, {"mostly_empty", &empty}, {"bin_boundary", &boundary}, {"runs", &runs}};
+  for (const auto& [name, m] : cases) {
     check<double>(*k, name, *m);
     check<float>(*k, name, *m);
   }
