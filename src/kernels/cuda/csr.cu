@@ -165,6 +165,8 @@ constexpr std::int64_t kChunkNnz = static_cast<std::int64_t>(kChunkThreads) * kC
 
 // Sum of the non-zeros [begin, end) (1 <= end - begin <= kChunkNnz) of one row by the whole block; valid
 // in thread 0. Loads clamped into the chunk (repeats hit the cache) so all of them issue unguarded.
+// The matrix is read once in full lines, so it is loaded with ld.global.cs (evict-first in L1 and L2):
+// its lines leave L2 before the lines of x, which are read again (measured with the warp streams below).
 template <class T>
 __device__ __forceinline__ T chunk_sum(std::int64_t begin, std::int64_t end, const std::int32_t* __restrict__ col_idx,
                                        const T* __restrict__ values, const T* __restrict__ x, T* warp_sums) {
@@ -175,8 +177,8 @@ __device__ __forceinline__ T chunk_sum(std::int64_t begin, std::int64_t end, con
 #pragma unroll
   for (int it = 0; it < kChunkItems; ++it) {
     const std::int64_t j = begin + min(tid + it * kChunkThreads, n - 1);
-    col[it] = col_idx[j];
-    val[it] = values[j];
+    col[it] = __ldcs(col_idx + j);
+    val[it] = __ldcs(values + j);
   }
   T sum = 0;
 #pragma unroll
@@ -921,6 +923,12 @@ constexpr std::int32_t kNoRun = std::numeric_limits<std::int32_t>::min();
 // consecutive rows of the bin holding at most kStreamEntries non-zeros and kWarp rows (planned on the host),
 // loads those entries with all 32 lanes (kStreamEntries / 32 coalesced loads in flight per lane), keeps the
 // products in shared memory, and lane i sums row i of its group in order.
+// The entries are read once in full lines: loaded with ld.global.cs and y stored with st.global.cs
+// (evict-first), so L2 keeps the lines of x instead. Measured (H100, 13 families x 2 precisions, two
+// rounds, same run): 1.034x binned_stream's speed in geometric mean, 0.95-1.24x; circuit fp64 +15-18%,
+// geometric fp32 +14-19%, banded +13-24%, power-law fp64 +3%. Evict-first on the sub-warp rows as well
+// lost (0.87x binned: a group's lanes come back to the same line, which L1 had dropped), and an L2-only
+// evict-first policy there did not help (0.96x); docs/perf/cuda-csr-binned.md.
 constexpr int kStreamEntries = 128;
 
 template <class T, class Off>
@@ -939,8 +947,8 @@ __device__ __forceinline__ void binned_stream_rows(std::int64_t first, std::int6
 #pragma unroll
   for (int k = 0; k < kStreamEntries / kWarp; ++k) {
     const std::int64_t j = e0 + (lane + k * kWarp < n ? lane + k * kWarp : n - 1);  // clamped: repeats hit L1
-    c[k] = a.col_idx[j];
-    v[k] = a.values[j];
+    c[k] = __ldcs(a.col_idx + j);
+    v[k] = __ldcs(a.values + j);
   }
 #pragma unroll
   for (int k = 0; k < kStreamEntries / kWarp; ++k)
@@ -950,7 +958,7 @@ __device__ __forceinline__ void binned_stream_rows(std::int64_t first, std::int6
     const std::int64_t b = a.row_ptr[r0 + lane] - e0, e = a.row_ptr[r0 + lane + 1] - e0;
     T sum = 0;
     for (std::int64_t k = b; k < e; ++k) sum += mine[k];
-    y[run != kNoRun ? static_cast<std::int32_t>(r0 + lane + run) : a.out_row[r0 + lane]] = sum;
+    __stcs(y + (run != kNoRun ? static_cast<std::int32_t>(r0 + lane + run) : a.out_row[r0 + lane]), sum);
   }
 }
 
@@ -1320,16 +1328,18 @@ CostEstimate csr_binned_cost(const MatrixStats& s, Precision p, const PlanOption
 }
 
 // Warp streams for the rows under 16 non-zeros: a warp's lanes stay busy whatever the mix of short lengths
-// (binned's 2-lane groups wait for the longest row of their warp), at a small fixed cost (the products go
-// through shared memory). Measured (H100, 16M nnz, same run as binned): circuit 1.01x / 0.97x cuSPARSE best
-// against binned's 0.89x / 0.90x, roads +3-11%, power-law and rmat unchanged, 2-15% slower than binned on
-// uniform rows in fp32 (geometric, banded, lap3d 7-pt). So binned's irregularity term is lifted, except where
-// many rows are empty (rmat, 47%: its short rows are 1-3 long, nothing to balance); 3% is the uniform-row cost.
-// Fitted on the 13 generated families only.
+// (binned's 2-lane groups wait for the longest row of their warp), and since the streams load with
+// evict-first hints (above), x stays in L2. Measured against binned in the same runs (H100, 16M nnz, two
+// rounds): mean row under 16 and few empty rows: 1.02-1.21x in fp64 (geometric 1.04, random 1.16, road
+// 1.21, circuit 1.33), 1.01-1.4x in fp32; mean row of 16 or more (fem_mesh, lap3d 27-pt): 0.95-1.0x; many
+// empty rows (rmat, 47%: its short rows are 1-3 long): 0.98x. So 1.10 over binned where the mean row is
+// short (binned's irregularity term lifted on top, circuit), 0.97 elsewhere. Fitted on the 13 generated
+// families only.
 CostEstimate csr_binned_stream_cost(const MatrixStats& s, Precision p, const PlanOptions& o) {
   CostEstimate e = csr_binned_cost(s, p, o);
   const bool few_empty = s.rows > 0 && static_cast<double>(s.empty_rows) < 0.1 * static_cast<double>(s.rows);
-  e.efficiency *= 0.97 * (few_empty ? 1 + 0.02 * std::min(cost::row_irregularity(s), 5.0) : 1.0);
+  const bool short_rows = s.row_nnz_mean < 16;
+  e.efficiency *= !few_empty ? 0.98 : (short_rows ? 1.10 : 0.97) * (1 + 0.02 * std::min(cost::row_irregularity(s), 5.0));
   e.note = "rows binned by length, rows under 16 non-zeros as warp streams";
   return e;
 }
