@@ -311,73 +311,97 @@ struct WideEntries {
   T value(std::int64_t k) const { return tri[k].val; }
 };
 
-// Pass B: each bucket (in parallel) is counting-sorted by row, every row sorted by column and its
-// duplicates summed in input order, into the bucket's own range of `cols`/`vals`. The bucket is
-// sorted in a thread-local buffer (a few hundred KB: in L2) and copied out in one sequential sweep:
-// sorting in the output itself read back lines still on their way from memory, a stall per line. Fills
-// row_ptr[0..rows) and new_len[0..rows) (a row's length after merging); returns whether any row merged.
+// Thread-local buffers of pass B.
+template <class T>
+struct BucketScratch {
+  std::vector<std::int64_t> pos;
+  std::vector<std::pair<std::int32_t, T>> pairs;
+  std::vector<std::int32_t> cols;
+  std::vector<T> vals;
+  double ms[4] = {0, 0, 0, 0};  // trace build: count, scatter, row sorts, copy out
+};
+
+// One bucket of pass B: rows [r0, r1) whose n entries are src[0, n) (the row within the bucket in the
+// key), counting-sorted by row, every row sorted by column and its duplicates summed in input order,
+// into cols/vals at [out, out + n). The bucket is sorted in a thread-local buffer (a few hundred KB: in
+// L2) and copied out in one sequential sweep: sorting in the output itself read back lines still on
+// their way from memory, a stall per line. Fills row_ptr[r0..r1) and new_len[r0..r1) (a row's length
+// after merging); returns whether any row merged.
 template <class T, class Entries>
-bool sort_buckets(const Entries& src, std::int64_t rows, std::int64_t matrix_cols, int shift,
+bool sort_bucket(const Entries& src, std::int64_t n, std::int64_t r0, std::int64_t r1, std::int64_t out,
+                 bool narrow_keys, std::int32_t* cols, T* vals, std::int64_t* row_ptr, std::int64_t* new_len,
+                 bool sum_duplicates, BucketScratch<T>& scratch) {
+  PhaseClock clock;
+  std::vector<std::int64_t>& pos = scratch.pos;
+  if (pos.size() < static_cast<std::size_t>(r1 - r0) + 1) pos.resize(static_cast<std::size_t>(r1 - r0) + 1);
+  std::fill(pos.begin(), pos.begin() + (r1 - r0) + 1, 0);
+  for (std::int64_t k = 0; k < n; ++k) ++pos[src.local_row(k) + 1];
+  for (std::int64_t i = 0; i < r1 - r0; ++i) pos[i + 1] += pos[i];
+  for (std::int64_t i = 0; i < r1 - r0; ++i) row_ptr[r0 + i] = out + pos[i];
+  // A huge bucket (a matrix with very long rows) is sorted where it lies instead.
+  const bool in_buffer = n <= kMaxBufferedBucket;
+  if (in_buffer && scratch.cols.size() < static_cast<std::size_t>(n)) {
+    scratch.cols.resize(static_cast<std::size_t>(n));
+    scratch.vals.resize(static_cast<std::size_t>(n));
+  }
+  std::int32_t* const lc = in_buffer ? scratch.cols.data() : cols + out;
+  T* const lv = in_buffer ? scratch.vals.data() : vals + out;
+  scratch.ms[0] += clock.split();
+  for (std::int64_t k = 0; k < n; ++k) {
+    const std::int64_t dst = pos[src.local_row(k)]++;
+    lc[dst] = src.col(k);
+    lv[dst] = src.value(k);
+  }
+  scratch.ms[1] += clock.split();
+  bool any_merged = false;
+  for (std::int64_t i = r0; i < r1; ++i) {
+    const std::int64_t rb = row_ptr[i] - out, re = (i + 1 < r1 ? row_ptr[i + 1] : out + n) - out;
+    new_len[i] = sort_and_merge_row(lc, lv, rb, re, sum_duplicates, narrow_keys, scratch.pairs);
+    any_merged = any_merged || new_len[i] != re - rb;
+  }
+  scratch.ms[2] += clock.split();
+  if (in_buffer) {
+    std::copy_n(lc, n, cols + out);
+    std::copy_n(lv, n, vals + out);
+  }
+  scratch.ms[3] += clock.split();
+  return any_merged;
+}
+
+template <class T>
+void trace_pass_b(const double (&phase_ms)[4]) {
+  if constexpr (kTraceConversion)
+    std::fprintf(stderr, "coo_to_csr   pass B, summed over threads: count %.2f, scatter %.2f, row sorts %.2f, copy out %.2f ms\n",
+                 phase_ms[0], phase_ms[1], phase_ms[2], phase_ms[3]);
+}
+
+// Pass B: every bucket (in parallel) through sort_bucket, into the bucket's own range of cols/vals.
+// `entries_at(k)` gives the reader of the entries from index k on.
+template <class T, class EntriesAt>
+bool sort_buckets(const EntriesAt& entries_at, std::int64_t rows, std::int64_t matrix_cols, int shift,
                   const std::int64_t* bucket_start, std::int32_t* cols, T* vals, std::int64_t* row_ptr,
                   std::int64_t* new_len, bool sum_duplicates, int threads) {
   const bool narrow_keys = matrix_cols <= kNarrowKeyColumns;
   const std::int64_t nb = (rows >> shift) + 1, nnz = bucket_start[nb];
-  const std::int64_t rows_per_bucket = std::int64_t(1) << shift;
   bool any_merged = false;
-  double phase_ms[4] = {0, 0, 0, 0};  // trace build: count, scatter, row sorts, copy out (summed over threads)
+  double phase_ms[4] = {0, 0, 0, 0};
 #pragma omp parallel num_threads(threads) reduction(|| : any_merged) if (nnz >= 65536)
   {
-    double my_ms[4] = {0, 0, 0, 0};
-    PhaseClock clock;
-    std::vector<std::int64_t> pos(static_cast<std::size_t>(rows_per_bucket) + 1);
-    std::vector<std::pair<std::int32_t, T>> scratch;
-    std::vector<std::int32_t> local_cols;
-    std::vector<T> local_vals;
+    BucketScratch<T> scratch;
 #pragma omp for schedule(dynamic, 1)
     for (std::int64_t bk = 0; bk < nb; ++bk) {
-      const std::int64_t r0 = bk << shift, r1 = std::min(rows, r0 + rows_per_bucket);
+      const std::int64_t r0 = bk << shift, r1 = std::min(rows, r0 + (std::int64_t{1} << shift));
       if (r0 >= rows) continue;
-      const std::int64_t base = bucket_start[bk], end = bucket_start[bk + 1];
-      clock.split();
-      std::fill(pos.begin(), pos.begin() + (r1 - r0) + 1, 0);
-      for (std::int64_t k = base; k < end; ++k) ++pos[src.local_row(k) + 1];
-      for (std::int64_t i = 0; i < r1 - r0; ++i) pos[i + 1] += pos[i];
-      for (std::int64_t i = 0; i < r1 - r0; ++i) row_ptr[r0 + i] = base + pos[i];
-      // A huge bucket (a matrix with very long rows) is sorted where it lies instead.
-      const bool in_buffer = end - base <= kMaxBufferedBucket;
-      if (in_buffer && local_cols.size() < static_cast<std::size_t>(end - base)) {
-        local_cols.resize(static_cast<std::size_t>(end - base));
-        local_vals.resize(static_cast<std::size_t>(end - base));
-      }
-      std::int32_t* const lc = in_buffer ? local_cols.data() : cols + base;
-      T* const lv = in_buffer ? local_vals.data() : vals + base;
-      my_ms[0] += clock.split();
-      for (std::int64_t k = base; k < end; ++k) {
-        const std::int64_t dst = pos[src.local_row(k)]++;
-        lc[dst] = src.col(k);
-        lv[dst] = src.value(k);
-      }
-      my_ms[1] += clock.split();
-      for (std::int64_t i = r0; i < r1; ++i) {
-        const std::int64_t rb = row_ptr[i] - base, re = (i + 1 < r1 ? row_ptr[i + 1] : end) - base;
-        new_len[i] = sort_and_merge_row(lc, lv, rb, re, sum_duplicates, narrow_keys, scratch);
-        any_merged = any_merged || new_len[i] != re - rb;
-      }
-      my_ms[2] += clock.split();
-      if (in_buffer) {
-        std::copy_n(lc, end - base, cols + base);
-        std::copy_n(lv, end - base, vals + base);
-      }
-      my_ms[3] += clock.split();
+      const std::int64_t base = bucket_start[bk];
+      any_merged = sort_bucket(entries_at(base), bucket_start[bk + 1] - base, r0, r1, base, narrow_keys, cols, vals,
+                               row_ptr, new_len, sum_duplicates, scratch) || any_merged;
     }
     if constexpr (kTraceConversion) {
 #pragma omp critical
-      for (int k = 0; k < 4; ++k) phase_ms[k] += my_ms[k];
+      for (int k = 0; k < 4; ++k) phase_ms[k] += scratch.ms[k];
     }
   }
-  if constexpr (kTraceConversion)
-    std::fprintf(stderr, "coo_to_csr   pass B, summed over threads: count %.2f, scatter %.2f, row sorts %.2f, copy out %.2f ms\n",
-                 phase_ms[0], phase_ms[1], phase_ms[2], phase_ms[3]);
+  trace_pass_b<T>(phase_ms);
   row_ptr[rows] = nnz;
   return any_merged;
 }
@@ -497,12 +521,13 @@ Csr<T> bucket_sort_to_csr(const Coo<T>& coo, bool sum_duplicates, int threads, C
   }
   const auto new_len = row_counters(rows);
   clock.lap("output allocated");
+  const auto packed_at = [&](std::int64_t k) { return PackedEntries<T>{key.get() + k, val.get() + k, col_bits}; };
+  const auto wide_at = [&](std::int64_t k) { return WideEntries<T>{tri.get() + k}; };
   const bool any_merged =
-      packed ? sort_buckets(PackedEntries<T>{key.get(), val.get(), col_bits}, rows, coo.cols, shift, bucket_start.data(),
-                            csr.col_idx.data(), csr.values.data(), csr.row_ptr.data(), new_len.get(), sum_duplicates,
-                            threads)
-             : sort_buckets(WideEntries<T>{tri.get()}, rows, coo.cols, shift, bucket_start.data(), csr.col_idx.data(),
-                            csr.values.data(), csr.row_ptr.data(), new_len.get(), sum_duplicates, threads);
+      packed ? sort_buckets<T>(packed_at, rows, coo.cols, shift, bucket_start.data(), csr.col_idx.data(),
+                               csr.values.data(), csr.row_ptr.data(), new_len.get(), sum_duplicates, threads)
+             : sort_buckets<T>(wide_at, rows, coo.cols, shift, bucket_start.data(), csr.col_idx.data(),
+                               csr.values.data(), csr.row_ptr.data(), new_len.get(), sum_duplicates, threads);
   clock.lap("pass B (sort buckets)");
   key.reset();
   val.reset();
@@ -556,6 +581,79 @@ Csr<T> coo_to_csr(const Coo<T>& coo, bool sum_duplicates) {
 // Internal (declared in src/io/io_util.hpp): the same conversion, free to take over coo's arrays; its
 // indices were checked against the dimensions by the parser that made it.
 Csr<double> coo_to_csr_consume(Coo<double>&& coo) { return coo_to_csr_impl(coo, true, &coo, true); }
+
+namespace io_detail {
+
+bool packed_bucket_layout(std::int64_t rows, std::int64_t cols, BucketLayout& out) {
+  out.col_bits = column_bits(cols);
+  out.shift = row_bucket_shift(rows, out.col_bits);
+  out.buckets = (rows >> out.shift) + 1;
+  return out.shift + out.col_bits <= 32;
+}
+
+// Pass B over buckets the parser filled: each bucket's segments are gathered into a thread-local
+// buffer (in L2) and sorted from there by sort_bucket.
+Csr<double> buckets_to_csr(std::int64_t rows, std::int64_t cols, const BucketLayout& layout,
+                           const std::vector<std::vector<BucketSegment>>& segments, int threads) {
+  const std::int64_t nb = layout.buckets;
+  if (static_cast<std::int64_t>(segments.size()) != nb) throw Error("internal: bucket count mismatch");
+  PhaseClock clock;
+  std::vector<std::int64_t> bucket_start(static_cast<std::size_t>(nb) + 1, 0);
+  for (std::int64_t b = 0; b < nb; ++b) {
+    std::int64_t n = 0;
+    for (const BucketSegment& seg : segments[static_cast<std::size_t>(b)]) n += seg.count;
+    bucket_start[static_cast<std::size_t>(b) + 1] = bucket_start[static_cast<std::size_t>(b)] + n;
+  }
+  const std::int64_t nnz = bucket_start[static_cast<std::size_t>(nb)];
+  Csr<double> csr;
+  csr.rows = rows;
+  csr.cols = cols;
+  io_detail::resize_huge(csr.row_ptr, static_cast<std::size_t>(rows) + 1);
+  io_detail::resize_huge(csr.col_idx, static_cast<std::size_t>(nnz));
+  io_detail::resize_huge(csr.values, static_cast<std::size_t>(nnz));
+  const auto new_len = row_counters(rows);
+  clock.lap("output allocated (parsed buckets)");
+  const bool narrow_keys = cols <= kNarrowKeyColumns;
+  bool any_merged = false;
+  double phase_ms[4] = {0, 0, 0, 0};
+#pragma omp parallel num_threads(threads) reduction(|| : any_merged) if (nnz >= 65536)
+  {
+    BucketScratch<double> scratch;
+    std::vector<std::uint32_t> keys;
+    std::vector<double> vals;
+#pragma omp for schedule(dynamic, 1)
+    for (std::int64_t b = 0; b < nb; ++b) {
+      const std::int64_t r0 = b << layout.shift, r1 = std::min(rows, r0 + (std::int64_t{1} << layout.shift));
+      if (r0 >= rows) continue;
+      const std::int64_t n = bucket_start[static_cast<std::size_t>(b) + 1] - bucket_start[static_cast<std::size_t>(b)];
+      if (keys.size() < static_cast<std::size_t>(n)) {
+        keys.resize(static_cast<std::size_t>(n));
+        vals.resize(static_cast<std::size_t>(n));
+      }
+      std::int64_t at = 0;
+      for (const BucketSegment& seg : segments[static_cast<std::size_t>(b)]) {
+        std::copy_n(seg.key, seg.count, keys.data() + at);
+        std::copy_n(seg.val, seg.count, vals.data() + at);
+        at += seg.count;
+      }
+      any_merged = sort_bucket(PackedEntries<double>{keys.data(), vals.data(), layout.col_bits}, n, r0, r1,
+                               bucket_start[static_cast<std::size_t>(b)], narrow_keys, csr.col_idx.data(),
+                               csr.values.data(), csr.row_ptr.data(), new_len.get(), true, scratch) ||
+                   any_merged;
+    }
+    if constexpr (kTraceConversion) {
+#pragma omp critical
+      for (int k = 0; k < 4; ++k) phase_ms[k] += scratch.ms[k];
+    }
+  }
+  trace_pass_b<double>(phase_ms);
+  csr.row_ptr[static_cast<std::size_t>(rows)] = nnz;
+  clock.lap("pass B (parsed buckets)");
+  if (any_merged) close_merge_gaps(csr, new_len.get(), threads);
+  return csr;
+}
+
+}  // namespace io_detail
 
 template <class T>
 Coo<T> csr_to_coo(const Csr<T>& csr) {

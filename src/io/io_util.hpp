@@ -80,6 +80,31 @@ std::uint64_t checksum_combine(const std::uint64_t* block_hashes, std::size_t bl
 
 }  // namespace spkit::io_detail
 
+namespace spkit::io_detail {
+
+// Row buckets of the general COO->CSR path (src/formats/csr.cpp), filled by the Matrix Market parser
+// when it does that path's distribution itself (load_matrix on a general file in random order).
+// Bucket b holds rows [b << shift, (b + 1) << shift); an entry is the key (row - (b << shift)) << col_bits
+// | column and its value.
+struct BucketLayout {
+  int shift = 0, col_bits = 0;
+  std::int64_t buckets = 0;
+};
+// The conversion's layout for a rows x cols matrix; false when a key would not fit 32 bits.
+bool packed_bucket_layout(std::int64_t rows, std::int64_t cols, BucketLayout& out);
+// A run of a bucket's entries.
+struct BucketSegment {
+  const std::uint32_t* key;
+  const double* val;
+  std::int64_t count;
+};
+// CSR from the buckets' segments (segments[b]: bucket b's entries in input order): columns sorted,
+// duplicates summed in input order, as coo_to_csr gives from the same entries in that order.
+Csr<double> buckets_to_csr(std::int64_t rows, std::int64_t cols, const BucketLayout& layout,
+                           const std::vector<std::vector<BucketSegment>>& segments, int threads);
+
+}  // namespace spkit::io_detail
+
 namespace spkit {
 // coo_to_csr that may take over coo's column and value arrays (defined in src/formats/csr.cpp).
 Csr<double> coo_to_csr_consume(Coo<double>&& coo);

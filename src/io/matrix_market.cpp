@@ -5,6 +5,9 @@
 // first line number and an upper bound of the entries it holds, so pass 2 parses every chunk (in
 // parallel, std::from_chars for values, a hand-written loop for indices) straight into its slice of
 // the output arrays. Slices that held blank or comment lines are closed up afterwards.
+// load_matrix / parse_matrix_market_csr on a general coordinate file in random order skip the COO
+// arrays: pass 2 puts each entry straight into the row bucket of the COO->CSR conversion (BucketSink),
+// which then sorts the buckets (io_detail::buckets_to_csr, src/formats/csr.cpp).
 #include "spkit/io/matrix_market.hpp"
 
 #include <omp.h>
@@ -14,6 +17,7 @@
 #include <cctype>
 #include <charconv>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <type_traits>
 #include <limits>
@@ -434,18 +438,64 @@ struct BodyContext {
   double* val;
 };
 
-// Parses one chunk into slots [c.slot, c.slot + c.capacity). Stops at the first error.
-template <MmFormat F, MmField V>
-void parse_chunk(const BodyContext& ctx, Chunk& c) {
+// Where parse_chunk puts the chunk's entry n: its COO slot (ArraySink, pointers at the chunk's first
+// slot; no row/col arrays for array files) or its row bucket (BucketSink, below).
+struct ArraySink {
+  std::int32_t* row;
+  std::int32_t* col;
+  double* val;
+  void put(std::int64_t n, std::int32_t r, std::int32_t c, double v) {
+    if (row) {
+      row[n] = r;
+      col[n] = c;
+    }
+    val[n] = v;
+  }
+  static ArraySink for_chunk(const BodyContext& ctx, const Chunk& c) {
+    return {ctx.row ? ctx.row + c.slot : nullptr, ctx.col ? ctx.col + c.slot : nullptr, ctx.val + c.slot};
+  }
+};
+
+// The general COO->CSR path's pass A done while parsing (load_matrix on a general coordinate file in
+// random order): each entry goes straight to its row bucket, packed as the conversion keeps it
+// (row within the bucket << col_bits | column, value beside it), so the COO arrays are never written
+// and read back. A thread appends to blocks of `block` entries from its own arena, one open block per
+// bucket; its chunks are consecutive, so a bucket's blocks taken thread by thread are in input order.
+// On the 16-core device machine pass A alone cost 147-175 ms of a 1-thread load of a 9 M-entry
+// shuffled file (docs/perf/io.md).
+struct BucketSink {
+  int shift = 0, col_bits = 0;
+  std::uint32_t row_mask = 0;
+  std::int64_t block = 0;
+  std::unique_ptr<std::uint32_t[]> keys;
+  std::unique_ptr<double[]> vals;
+  std::int64_t next = 0;                         // first unused arena slot (a block boundary)
+  std::vector<std::vector<std::int64_t>> starts;  // per bucket: its blocks' first slots, in order
+  std::vector<std::int64_t> cursor, fill;         // per bucket: next slot, entries in its open block
+  void put(std::int64_t, std::int32_t r, std::int32_t c, double v) {
+    const auto b = static_cast<std::size_t>(r >> shift);
+    if (fill[b] == block) {  // the open block is full (or there is none yet): take the next one
+      starts[b].push_back(next);
+      cursor[b] = next;
+      next += block;
+      fill[b] = 0;
+    }
+    ++fill[b];
+    const std::int64_t at = cursor[b]++;
+    keys[static_cast<std::size_t>(at)] = (static_cast<std::uint32_t>(r) & row_mask) << col_bits | static_cast<std::uint32_t>(c);
+    vals[static_cast<std::size_t>(at)] = v;
+  }
+};
+
+// Parses one chunk into slots [0, c.capacity) of `sink`. Stops at the first error.
+template <MmFormat F, MmField V, class Sink>
+void parse_chunk(const BodyContext& ctx, Chunk& c, Sink& sink) {
   const char* p = ctx.text.data() + c.begin;
   const char* const end = ctx.text.data() + c.end;
   const std::uint64_t rows = static_cast<std::uint64_t>(ctx.h->rows), cols = static_cast<std::uint64_t>(ctx.h->cols);
   const bool skew = ctx.h->symmetry == MmSymmetry::skew_symmetric;
   std::int64_t n = 0;
   const std::int64_t cap = c.capacity;
-  std::int32_t* const row = ctx.row + (ctx.row ? c.slot : 0);
-  std::int32_t* const col = ctx.col + (ctx.col ? c.slot : 0);
-  double* const val = ctx.val + c.slot;
   const char* line = p;
   FastPathStats fast_path;
   auto fail = [&](std::string what) {
@@ -472,6 +522,8 @@ void parse_chunk(const BodyContext& ctx, Chunk& c) {
     }
   entry:
     if (n == cap) return fail("more entries than the size line declares");  // only reachable with extra lines
+    std::int32_t entry_row = 0, entry_col = 0;
+    double entry_value = 1.0;  // pattern
     if (F == MmFormat::coordinate) {
       std::uint64_t i = 0, j = 0;
       bool ov = false;
@@ -490,12 +542,11 @@ void parse_chunk(const BodyContext& ctx, Chunk& c) {
         return fail("column index " + quote(token_at(p, end)) + " is outside 1.." + std::to_string(cols));
       if (skew && i == j) return fail("a skew-symmetric matrix cannot store a diagonal entry (" + std::to_string(i) + ", " + std::to_string(j) + ")");
       p = q;
-      row[n] = static_cast<std::int32_t>(i - 1);
-      col[n] = static_cast<std::int32_t>(j - 1);
+      entry_row = static_cast<std::int32_t>(i - 1);
+      entry_col = static_cast<std::int32_t>(j - 1);
       while (p < end && is_blank(*p)) ++p;
     }
     if (V == MmField::pattern) {
-      val[n] = 1.0;
       if (p < end && *p != '\n') return fail("a pattern matrix entry has a value " + quote(token_at(p, end)) + " (pattern entries are 'row col' only)");
     } else {
       if (p == end || *p == '\n') return fail(F == MmFormat::coordinate ? "entry has no value" : "empty value");
@@ -513,29 +564,35 @@ void parse_chunk(const BodyContext& ctx, Chunk& c) {
       }
       if (!q || !at_token_end(q, end))
         return fail("value " + quote(token_at(p, end)) + " is not " + (V == MmField::real ? "a real number" : "an integer"));
-      val[n] = v;
+      entry_value = v;
       p = q;
       while (p < end && is_blank(*p)) ++p;
       if (p < end && *p != '\n')
         return fail("unexpected " + quote(token_at(p, end)) + " after the " + (F == MmFormat::coordinate ? "entry" : "value") +
                     " (complex values are not supported)");
     }
+    sink.put(n, entry_row, entry_col, entry_value);
     ++n;
     if (p < end) ++p;  // the newline
   }
   c.entries = n;
 }
 
-using ChunkParser = void (*)(const BodyContext&, Chunk&);
+template <class Sink>
+using ChunkParser = void (*)(const BodyContext&, Chunk&, Sink&);
 
-ChunkParser chunk_parser(const MmHeader& h) {
+template <class Sink>
+ChunkParser<Sink> chunk_parser(const MmHeader& h) {
   if (h.format == MmFormat::coordinate) {
-    if (h.field == MmField::real) return &parse_chunk<MmFormat::coordinate, MmField::real>;
-    if (h.field == MmField::integer) return &parse_chunk<MmFormat::coordinate, MmField::integer>;
-    return &parse_chunk<MmFormat::coordinate, MmField::pattern>;
+    if (h.field == MmField::real) return &parse_chunk<MmFormat::coordinate, MmField::real, Sink>;
+    if (h.field == MmField::integer) return &parse_chunk<MmFormat::coordinate, MmField::integer, Sink>;
+    return &parse_chunk<MmFormat::coordinate, MmField::pattern, Sink>;
   }
-  if (h.field == MmField::integer) return &parse_chunk<MmFormat::array, MmField::integer>;
-  return &parse_chunk<MmFormat::array, MmField::real>;
+  if constexpr (std::is_same_v<Sink, ArraySink>) {
+    if (h.field == MmField::integer) return &parse_chunk<MmFormat::array, MmField::integer, Sink>;
+    return &parse_chunk<MmFormat::array, MmField::real, Sink>;
+  }
+  throw Error("internal: array files are not parsed into row buckets");
 }
 
 int resolve_threads(int t) { return t > 0 ? t : omp_get_max_threads(); }
@@ -566,19 +623,28 @@ struct RawArray {
 
 }  // namespace
 
-MmMatrix parse_matrix_market(std::string_view text, std::string_view source, const ReadOptions& opts) {
-  const OmpThreadsScope scope(opts.threads);
-  const std::string src(source);
-  const ParsedHeader ph = parse_header(text, src);
-  const MmHeader& h = ph.header;
-  const int threads = resolve_threads(opts.threads);
-  const std::int64_t declared = h.stored_entries;
+namespace {
+
+// The body cut into chunks, each with its first line number and its slot range (pass 1).
+struct BodyPlan {
+  ParsedHeader ph;
+  int threads = 1;
+  std::int64_t declared = 0, declared_bound = 0, total_capacity = 0, end_line = 0;
+  std::vector<Chunk> chunks;
+};
+
+BodyPlan plan_body(std::string_view text, const std::string& src, const ReadOptions& opts) {
+  BodyPlan plan;
+  plan.ph = parse_header(text, src);
+  const MmHeader& h = plan.ph.header;
+  const int threads = plan.threads = resolve_threads(opts.threads);
+  plan.declared = h.stored_entries;
   // For slot arithmetic only (a declared count near 2^63 must not overflow declared + 1 or 2 x declared;
   // slots are bounded by the file's lines anyway).
-  const std::int64_t declared_bound = std::min<std::int64_t>(declared, std::int64_t(1) << 60);
+  plan.declared_bound = std::min<std::int64_t>(plan.declared, std::int64_t(1) << 60);
 
   // Cut the body into chunks at line boundaries.
-  const std::size_t body_begin = ph.body_offset, body_end = text.size();
+  const std::size_t body_begin = plan.ph.body_offset, body_end = text.size();
   const std::size_t body_bytes = body_end - body_begin;
   std::size_t nchunks;
   if (opts.chunk_bytes > 0) {
@@ -588,7 +654,7 @@ MmMatrix parse_matrix_market(std::string_view text, std::string_view source, con
     nchunks = std::max<std::size_t>(1, std::min<std::size_t>(body_bytes / min_chunk, std::size_t(threads) * 8));
     if (threads == 1) nchunks = std::min<std::size_t>(nchunks, 4);
   }
-  std::vector<Chunk> chunks;
+  std::vector<Chunk>& chunks = plan.chunks;
   chunks.reserve(nchunks);
   std::size_t start = body_begin;
   for (std::size_t k = 1; k <= nchunks && start < body_end; ++k) {
@@ -610,18 +676,61 @@ MmMatrix parse_matrix_market(std::string_view text, std::string_view source, con
 #pragma omp parallel for schedule(dynamic, 1) num_threads(threads) if (nc > 1)
   for (std::int64_t k = 0; k < nc; ++k)
     chunks[k].newlines = count_newlines(text.data() + chunks[k].begin, chunks[k].end - chunks[k].begin);
-  std::int64_t line = ph.body_first_line, slot = 0;
+  std::int64_t line = plan.ph.body_first_line, slot = 0;
   for (auto& c : chunks) {
     c.first_line = line;
     line += c.newlines;
     // A chunk cannot hold more entries than lines; nor more than declared + 1 (one extra proves the error).
     const bool unterminated_last = c.end > c.begin && text[c.end - 1] != '\n';
-    c.capacity = std::min<std::int64_t>(c.newlines + (unterminated_last ? 1 : 0), declared_bound + 1);
+    c.capacity = std::min<std::int64_t>(c.newlines + (unterminated_last ? 1 : 0), plan.declared_bound + 1);
     c.slot = slot;
     slot += c.capacity;
   }
-  const std::int64_t total_capacity = slot;
-  const std::int64_t end_line = line - ((body_bytes > 0 && text.back() != '\n') ? 0 : 1) + 1;
+  plan.total_capacity = slot;
+  plan.end_line = line - ((body_bytes > 0 && text.back() != '\n') ? 0 : 1) + 1;
+  return plan;
+}
+
+// After pass 2: the first error in file order, else a count that differs from the size line's, throws.
+// Returns the entries found.
+std::int64_t check_chunks(const BodyPlan& plan, std::string_view text, const std::string& src) {
+  const MmHeader& h = plan.ph.header;
+  const bool coordinate = h.format == MmFormat::coordinate;
+  const std::int64_t declared = plan.declared;
+  // Errors in file order; the count check comes after (an error inside wins over a count mismatch).
+  std::int64_t found = 0;
+  for (const auto& c : plan.chunks) {
+    const bool too_many = found + c.entries > declared || c.err.rfind("more entries", 0) == 0;
+    if (c.err_line >= 0 && !too_many) throw ParseError(src, c.err_line, c.err);
+    if (too_many) {
+      // Locate the first entry beyond the declared count: re-parse this chunk with the exact room left.
+      Chunk probe = c;
+      probe.capacity = declared - found;
+      probe.err.clear();
+      probe.err_line = -1;
+      std::vector<double> v(static_cast<std::size_t>(probe.capacity) + 1);
+      std::vector<std::int32_t> r(coordinate ? v.size() : 0), cc(coordinate ? v.size() : 0);
+      ArraySink sink{coordinate ? r.data() : nullptr, coordinate ? cc.data() : nullptr, v.data()};
+      chunk_parser<ArraySink>(h)(BodyContext{&h, text, nullptr, nullptr, nullptr}, probe, sink);
+      throw ParseError(src, probe.err_line >= 0 ? probe.err_line : c.first_line,
+                       "more entries than the " + std::to_string(declared) + " the size line declares");
+    }
+    found += c.entries;
+  }
+  if (found < declared)
+    throw ParseError(src, plan.end_line,
+                     "file ends after " + std::to_string(found) + " of the " + std::to_string(declared) +
+                         " entries the size line declares");
+  return found;
+}
+
+// Pass 2 into COO arrays, then the gaps closed, array files given their indices, symmetry expanded.
+MmMatrix parse_body_coo(BodyPlan& plan, std::string_view text, const std::string& src, const ReadOptions& opts) {
+  const MmHeader& h = plan.ph.header;
+  const int threads = plan.threads;
+  std::vector<Chunk>& chunks = plan.chunks;
+  const std::int64_t nc = static_cast<std::int64_t>(chunks.size());
+  const std::int64_t total_capacity = plan.total_capacity, declared_bound = plan.declared_bound;
 
   MmMatrix out;
   out.header = h;
@@ -649,40 +758,19 @@ MmMatrix parse_matrix_market(std::string_view text, std::string_view source, con
   }
   BodyContext ctx{&h, text, coordinate ? coo.row_idx.data() : nullptr, coordinate ? coo.col_idx.data() : nullptr,
                   coo.values.data()};
-  const ChunkParser parse = chunk_parser(h);
+  const ChunkParser<ArraySink> parse = chunk_parser<ArraySink>(h);
 #pragma omp parallel for schedule(dynamic, 1) num_threads(threads) if (nc > 1)
-  for (std::int64_t k = 0; k < nc; ++k) parse(ctx, chunks[k]);
-
-  // Errors in file order; the count check comes after (an error inside wins over a count mismatch).
-  std::int64_t found = 0;
-  for (const auto& c : chunks) {
-    const bool too_many = found + c.entries > declared || c.err.rfind("more entries", 0) == 0;
-    if (c.err_line >= 0 && !too_many) throw ParseError(src, c.err_line, c.err);
-    if (too_many) {
-      // Locate the first entry beyond the declared count: re-parse this chunk with the exact room left.
-      Chunk probe = c;
-      probe.capacity = declared - found;
-      probe.err.clear();
-      probe.err_line = -1;
-      std::vector<double> v(static_cast<std::size_t>(probe.capacity) + 1);
-      std::vector<std::int32_t> r(coordinate ? v.size() : 0), cc(coordinate ? v.size() : 0);
-      BodyContext pctx{&h, text, coordinate ? r.data() : nullptr, coordinate ? cc.data() : nullptr, v.data()};
-      probe.slot = 0;
-      parse(pctx, probe);
-      throw ParseError(src, probe.err_line >= 0 ? probe.err_line : c.first_line,
-                       "more entries than the " + std::to_string(declared) + " the size line declares");
-    }
-    found += c.entries;
+  for (std::int64_t k = 0; k < nc; ++k) {
+    ArraySink sink = ArraySink::for_chunk(ctx, chunks[k]);
+    parse(ctx, chunks[k], sink);
   }
-  if (found < declared)
-    throw ParseError(src, end_line,
-                     "file ends after " + std::to_string(found) + " of the " + std::to_string(declared) +
-                         " entries the size line declares");
+  const std::int64_t found = check_chunks(plan, text, src);
+  const std::vector<Chunk>& done = plan.chunks;
 
   // Close the gaps left by blank and comment lines.
   if (found != total_capacity) {
     std::int64_t dst = 0;
-    for (const auto& c : chunks) {
+    for (const auto& c : done) {
       if (c.slot != dst && c.entries > 0) {
         std::memmove(coo.values.data() + dst, coo.values.data() + c.slot, c.entries * sizeof(double));
         if (coordinate) {
@@ -758,6 +846,107 @@ MmMatrix parse_matrix_market(std::string_view text, std::string_view source, con
   return out;
 }
 
+// Whether the body starts in CSR order (rows ascending, columns strictly ascending within a row) over
+// its first entries: a file in random order shows it there. Such files keep the COO route, whose
+// conversion takes the parsed arrays over without copying; a probe that fails to parse says no.
+bool starts_sorted(const BodyPlan& plan, std::string_view text) {
+  if (plan.chunks.empty()) return true;
+  const MmHeader& h = plan.ph.header;
+  constexpr std::int64_t kProbeEntries = 4096;
+  Chunk probe = plan.chunks.front();
+  std::size_t end = probe.begin;
+  for (std::int64_t k = 0; k < kProbeEntries && end < probe.end; ++k) {
+    const void* nl = std::memchr(text.data() + end, '\n', probe.end - end);
+    end = nl ? static_cast<std::size_t>(static_cast<const char*>(nl) - text.data()) + 1 : probe.end;
+  }
+  probe.end = end;
+  probe.capacity = kProbeEntries;
+  std::vector<std::int32_t> r(kProbeEntries), c(kProbeEntries);
+  std::vector<double> v(kProbeEntries);
+  ArraySink sink{r.data(), c.data(), v.data()};
+  chunk_parser<ArraySink>(h)(BodyContext{&h, text, nullptr, nullptr, nullptr}, probe, sink);
+  if (probe.err_line >= 0) return false;
+  for (std::int64_t k = 1; k < probe.entries; ++k)
+    if (r[k] < r[k - 1] || (r[k] == r[k - 1] && c[k] <= c[k - 1])) return false;
+  return true;
+}
+
+// load_matrix's route for a general coordinate file in random order: pass 2 parses every entry
+// straight into the conversion's row buckets (BucketSink), then io_detail::buckets_to_csr sorts them.
+// Threads take consecutive runs of chunks. Every other file goes the COO route.
+Csr<double> parse_body_csr(BodyPlan& plan, std::string_view text, const std::string& src, const ReadOptions& opts) {
+  const MmHeader& h = plan.ph.header;
+  io_detail::BucketLayout layout;
+  if (h.format != MmFormat::coordinate || h.symmetry != MmSymmetry::general ||
+      !io_detail::packed_bucket_layout(h.rows, h.cols, layout) || starts_sorted(plan, text))
+    return coo_to_csr_consume(std::move(parse_body_coo(plan, text, src, opts).coo));
+
+  std::vector<Chunk>& chunks = plan.chunks;
+  const std::int64_t nc = static_cast<std::int64_t>(chunks.size());
+  const int workers = static_cast<int>(std::max<std::int64_t>(1, std::min<std::int64_t>(plan.threads, nc)));
+  const std::int64_t nb = layout.buckets;
+  // Blocks small enough that the open block of every bucket (one per bucket and thread, partly empty
+  // at the end) costs little beside the entries, and at most 512 entries (6 KB: the open blocks of
+  // 256 buckets stay in L2, as pass A's write cursors did).
+  const std::int64_t per_bucket = std::max<std::int64_t>(plan.total_capacity, 0) / (nb * workers);
+  const std::int64_t block = std::clamp<std::int64_t>(per_bucket / 4, 16, 512);
+  std::vector<BucketSink> sinks(static_cast<std::size_t>(workers));
+  const ChunkParser<BucketSink> parse = chunk_parser<BucketSink>(h);
+  const BodyContext ctx{&h, text, nullptr, nullptr, nullptr};
+#ifdef SPKIT_CONVERSION_TRACE
+  const double parse_start = omp_get_wtime();
+#endif
+#pragma omp parallel num_threads(workers)
+  {
+    const int t = omp_get_thread_num();
+    const std::int64_t k0 = nc * t / workers, k1 = nc * (t + 1) / workers;
+    std::int64_t capacity = 0;
+    for (std::int64_t k = k0; k < k1; ++k) capacity += chunks[static_cast<std::size_t>(k)].capacity;
+    BucketSink& sink = sinks[static_cast<std::size_t>(t)];
+    sink.shift = layout.shift;
+    sink.col_bits = layout.col_bits;
+    sink.row_mask = static_cast<std::uint32_t>((std::int64_t{1} << layout.shift) - 1);
+    sink.block = block;
+    // Every entry fits: each bucket leaves at most its last block partly empty.
+    const auto slots = static_cast<std::size_t>(((capacity + block - 1) / block + nb) * block);
+    sink.keys.reset(new std::uint32_t[slots]);
+    sink.vals.reset(new double[slots]);
+    io_detail::advise_huge_pages(sink.keys.get(), slots * sizeof(std::uint32_t));
+    io_detail::advise_huge_pages(sink.vals.get(), slots * sizeof(double));
+    sink.starts.resize(static_cast<std::size_t>(nb));
+    sink.cursor.assign(static_cast<std::size_t>(nb), 0);
+    sink.fill.assign(static_cast<std::size_t>(nb), block);
+    for (std::int64_t k = k0; k < k1; ++k) parse(ctx, chunks[static_cast<std::size_t>(k)], sink);
+  }
+#ifdef SPKIT_CONVERSION_TRACE  // diagnostic build: the phase beside the conversion's own (src/formats/csr.cpp)
+  std::fprintf(stderr, "parse into row buckets (blocks of %lld)        %8.2f ms\n", static_cast<long long>(block),
+               1e3 * (omp_get_wtime() - parse_start));
+#endif
+  check_chunks(plan, text, src);
+
+  std::vector<std::vector<io_detail::BucketSegment>> segments(static_cast<std::size_t>(nb));
+  for (std::int64_t b = 0; b < nb; ++b) {
+    auto& list = segments[static_cast<std::size_t>(b)];
+    for (const BucketSink& sink : sinks) {
+      const auto& starts = sink.starts[static_cast<std::size_t>(b)];
+      for (std::size_t i = 0; i < starts.size(); ++i) {
+        const std::int64_t count = i + 1 < starts.size() ? block : sink.fill[static_cast<std::size_t>(b)];
+        list.push_back({sink.keys.get() + starts[i], sink.vals.get() + starts[i], count});
+      }
+    }
+  }
+  return io_detail::buckets_to_csr(h.rows, h.cols, layout, segments, plan.threads);
+}
+
+}  // namespace
+
+MmMatrix parse_matrix_market(std::string_view text, std::string_view source, const ReadOptions& opts) {
+  const OmpThreadsScope scope(opts.threads);
+  const std::string src(source);
+  BodyPlan plan = plan_body(text, src, opts);
+  return parse_body_coo(plan, text, src, opts);
+}
+
 MmMatrix read_matrix_market(const std::string& path, const ReadOptions& opts) {
   const io_detail::FileBytes bytes = io_detail::read_file(path);
   return parse_matrix_market(bytes.view(), path, opts);
@@ -779,12 +968,20 @@ MmHeader read_matrix_market_header(const std::string& path) {
   }
 }
 
+Csr<double> parse_matrix_market_csr(std::string_view text, std::string_view source, const ReadOptions& opts,
+                                    MmHeader* header_out) {
+  const OmpThreadsScope scope(opts.threads);
+  const std::string src(source);
+  BodyPlan plan = plan_body(text, src, opts);
+  if (header_out) *header_out = plan.ph.header;
+  return parse_body_csr(plan, text, src, opts);
+}
+
 Csr<double> load_matrix(const std::string& path, MmHeader* header_out, const ReadOptions& opts) {
   const OmpThreadsScope scope(opts.threads);
   if (is_spkb_file(path)) return read_spkb(path, header_out);
-  MmMatrix m = read_matrix_market(path, opts);
-  if (header_out) *header_out = m.header;
-  return coo_to_csr_consume(std::move(m.coo));
+  const io_detail::FileBytes bytes = io_detail::read_file(path);
+  return parse_matrix_market_csr(bytes.view(), path, opts, header_out);
 }
 
 // --- writer ---------------------------------------------------------------------------------------

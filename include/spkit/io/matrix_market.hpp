@@ -51,6 +51,12 @@ MmMatrix read_matrix_market(const std::string& path, const ReadOptions& opts = {
 // Only the banner and size line (cheap: for `info` on huge files and for sniffing).
 MmHeader read_matrix_market_header(const std::string& path);
 
+// Matrix Market text held in memory as CSR in double, as load_matrix reads a file: symmetric expanded,
+// duplicates summed in file order, columns sorted. A general coordinate file in random order is parsed
+// straight into the conversion's row buckets (no COO arrays in between); the result is the same as
+// coo_to_csr(parse_matrix_market(text).coo).
+Csr<double> parse_matrix_market_csr(std::string_view text, std::string_view source = "<buffer>",
+                                    const ReadOptions& opts = {}, MmHeader* header_out = nullptr);
 // Loads any supported matrix file (.mtx, .mtx.gz, .spkb) as CSR in double: symmetric expanded,
 // duplicates summed, columns sorted. `header_out`, when given, receives what the file declared.
 Csr<double> load_matrix(const std::string& path, MmHeader* header_out = nullptr, const ReadOptions& opts = {});
