@@ -318,6 +318,8 @@ struct BucketScratch {
   std::vector<std::pair<std::int32_t, T>> pairs;
   std::vector<std::int32_t> cols;
   std::vector<T> vals;
+  std::vector<std::uint32_t> gathered_keys;  // a bucket that arrives in pieces, made contiguous
+  std::vector<T> gathered_vals;
   double ms[4] = {0, 0, 0, 0};  // trace build: count, scatter, row sorts, copy out
 };
 
@@ -368,17 +370,10 @@ bool sort_bucket(const Entries& src, std::int64_t n, std::int64_t r0, std::int64
   return any_merged;
 }
 
-template <class T>
-void trace_pass_b(const double (&phase_ms)[4]) {
-  if constexpr (kTraceConversion)
-    std::fprintf(stderr, "coo_to_csr   pass B, summed over threads: count %.2f, scatter %.2f, row sorts %.2f, copy out %.2f ms\n",
-                 phase_ms[0], phase_ms[1], phase_ms[2], phase_ms[3]);
-}
-
-// Pass B: every bucket (in parallel) through sort_bucket, into the bucket's own range of cols/vals.
-// `entries_at(k)` gives the reader of the entries from index k on.
-template <class T, class EntriesAt>
-bool sort_buckets(const EntriesAt& entries_at, std::int64_t rows, std::int64_t matrix_cols, int shift,
+// Pass B: every bucket (in parallel) through sort_bucket, into the bucket's own range of cols/vals
+// (bucket_start). `bucket_entries(bk, scratch)` gives the reader of bucket bk's entries.
+template <class T, class BucketEntries>
+bool sort_buckets(const BucketEntries& bucket_entries, std::int64_t rows, std::int64_t matrix_cols, int shift,
                   const std::int64_t* bucket_start, std::int32_t* cols, T* vals, std::int64_t* row_ptr,
                   std::int64_t* new_len, bool sum_duplicates, int threads) {
   const bool narrow_keys = matrix_cols <= kNarrowKeyColumns;
@@ -393,15 +388,18 @@ bool sort_buckets(const EntriesAt& entries_at, std::int64_t rows, std::int64_t m
       const std::int64_t r0 = bk << shift, r1 = std::min(rows, r0 + (std::int64_t{1} << shift));
       if (r0 >= rows) continue;
       const std::int64_t base = bucket_start[bk];
-      any_merged = sort_bucket(entries_at(base), bucket_start[bk + 1] - base, r0, r1, base, narrow_keys, cols, vals,
-                               row_ptr, new_len, sum_duplicates, scratch) || any_merged;
+      any_merged = sort_bucket(bucket_entries(bk, scratch), bucket_start[bk + 1] - base, r0, r1, base, narrow_keys,
+                               cols, vals, row_ptr, new_len, sum_duplicates, scratch) ||
+                   any_merged;
     }
     if constexpr (kTraceConversion) {
 #pragma omp critical
       for (int k = 0; k < 4; ++k) phase_ms[k] += scratch.ms[k];
     }
   }
-  trace_pass_b<T>(phase_ms);
+  if constexpr (kTraceConversion)
+    std::fprintf(stderr, "coo_to_csr   pass B, summed over threads: count %.2f, scatter %.2f, row sorts %.2f, copy out %.2f ms\n",
+                 phase_ms[0], phase_ms[1], phase_ms[2], phase_ms[3]);
   row_ptr[rows] = nnz;
   return any_merged;
 }
@@ -521,8 +519,13 @@ Csr<T> bucket_sort_to_csr(const Coo<T>& coo, bool sum_duplicates, int threads, C
   }
   const auto new_len = row_counters(rows);
   clock.lap("output allocated");
-  const auto packed_at = [&](std::int64_t k) { return PackedEntries<T>{key.get() + k, val.get() + k, col_bits}; };
-  const auto wide_at = [&](std::int64_t k) { return WideEntries<T>{tri.get() + k}; };
+  const auto packed_at = [&](std::int64_t bk, BucketScratch<T>&) {
+    const std::int64_t k = bucket_start[static_cast<std::size_t>(bk)];
+    return PackedEntries<T>{key.get() + k, val.get() + k, col_bits};
+  };
+  const auto wide_at = [&](std::int64_t bk, BucketScratch<T>&) {
+    return WideEntries<T>{tri.get() + bucket_start[static_cast<std::size_t>(bk)]};
+  };
   const bool any_merged =
       packed ? sort_buckets<T>(packed_at, rows, coo.cols, shift, bucket_start.data(), csr.col_idx.data(),
                                csr.values.data(), csr.row_ptr.data(), new_len.get(), sum_duplicates, threads)
@@ -613,41 +616,23 @@ Csr<double> buckets_to_csr(std::int64_t rows, std::int64_t cols, const BucketLay
   io_detail::resize_huge(csr.values, static_cast<std::size_t>(nnz));
   const auto new_len = row_counters(rows);
   clock.lap("output allocated (parsed buckets)");
-  const bool narrow_keys = cols <= kNarrowKeyColumns;
-  bool any_merged = false;
-  double phase_ms[4] = {0, 0, 0, 0};
-#pragma omp parallel num_threads(threads) reduction(|| : any_merged) if (nnz >= 65536)
-  {
-    BucketScratch<double> scratch;
-    std::vector<std::uint32_t> keys;
-    std::vector<double> vals;
-#pragma omp for schedule(dynamic, 1)
-    for (std::int64_t b = 0; b < nb; ++b) {
-      const std::int64_t r0 = b << layout.shift, r1 = std::min(rows, r0 + (std::int64_t{1} << layout.shift));
-      if (r0 >= rows) continue;
-      const std::int64_t n = bucket_start[static_cast<std::size_t>(b) + 1] - bucket_start[static_cast<std::size_t>(b)];
-      if (keys.size() < static_cast<std::size_t>(n)) {
-        keys.resize(static_cast<std::size_t>(n));
-        vals.resize(static_cast<std::size_t>(n));
-      }
-      std::int64_t at = 0;
-      for (const BucketSegment& seg : segments[static_cast<std::size_t>(b)]) {
-        std::copy_n(seg.key, seg.count, keys.data() + at);
-        std::copy_n(seg.val, seg.count, vals.data() + at);
-        at += seg.count;
-      }
-      any_merged = sort_bucket(PackedEntries<double>{keys.data(), vals.data(), layout.col_bits}, n, r0, r1,
-                               bucket_start[static_cast<std::size_t>(b)], narrow_keys, csr.col_idx.data(),
-                               csr.values.data(), csr.row_ptr.data(), new_len.get(), true, scratch) ||
-                   any_merged;
+  const auto gathered = [&](std::int64_t b, BucketScratch<double>& scratch) {
+    const std::int64_t n = bucket_start[static_cast<std::size_t>(b) + 1] - bucket_start[static_cast<std::size_t>(b)];
+    if (scratch.gathered_keys.size() < static_cast<std::size_t>(n)) {
+      scratch.gathered_keys.resize(static_cast<std::size_t>(n));
+      scratch.gathered_vals.resize(static_cast<std::size_t>(n));
     }
-    if constexpr (kTraceConversion) {
-#pragma omp critical
-      for (int k = 0; k < 4; ++k) phase_ms[k] += scratch.ms[k];
+    std::int64_t at = 0;
+    for (const BucketSegment& seg : segments[static_cast<std::size_t>(b)]) {
+      std::copy_n(seg.key, seg.count, scratch.gathered_keys.data() + at);
+      std::copy_n(seg.val, seg.count, scratch.gathered_vals.data() + at);
+      at += seg.count;
     }
-  }
-  trace_pass_b<double>(phase_ms);
-  csr.row_ptr[static_cast<std::size_t>(rows)] = nnz;
+    return PackedEntries<double>{scratch.gathered_keys.data(), scratch.gathered_vals.data(), layout.col_bits};
+  };
+  const bool any_merged = sort_buckets<double>(gathered, rows, cols, layout.shift, bucket_start.data(),
+                                               csr.col_idx.data(), csr.values.data(), csr.row_ptr.data(),
+                                               new_len.get(), true, threads);
   clock.lap("pass B (parsed buckets)");
   if (any_merged) close_merge_gaps(csr, new_len.get(), threads);
   return csr;
