@@ -459,17 +459,17 @@ struct ArraySink {
 // The general COO->CSR path's pass A done while parsing (load_matrix on a general coordinate file in
 // random order): each entry goes straight to its row bucket, packed as the conversion keeps it
 // (row within the bucket << col_bits | column, value beside it), so the COO arrays are never written
-// and read back. A thread appends to blocks of `block` entries from its own arena, one open block per
-// bucket; its chunks are consecutive, so a bucket's blocks taken thread by thread are in input order.
+// and read back. A chunk appends to blocks of `block` entries from its own range of the arena, one open
+// block per bucket, so a bucket's blocks taken chunk by chunk are in input order.
 // On the 16-core device machine pass A alone cost 147-175 ms of a 1-thread load of a 9 M-entry
 // shuffled file (docs/perf/io.md).
 struct BucketSink {
   int shift = 0, col_bits = 0;
   std::uint32_t row_mask = 0;
   std::int64_t block = 0;
-  std::unique_ptr<std::uint32_t[]> keys;
-  std::unique_ptr<double[]> vals;
-  std::int64_t next = 0;                         // first unused arena slot (a block boundary)
+  std::uint32_t* keys = nullptr;  // the arena, shared by all chunks
+  double* vals = nullptr;
+  std::int64_t next = 0;                         // first unused slot of this chunk's range (a block boundary)
   std::vector<std::vector<std::int64_t>> starts;  // per bucket: its blocks' first slots, in order
   std::vector<std::int64_t> cursor, fill;         // per bucket: next slot, entries in its open block
   void put(std::int64_t, std::int32_t r, std::int32_t c, double v) {
@@ -883,55 +883,59 @@ Csr<double> parse_body_csr(BodyPlan& plan, std::string_view text, const std::str
 
   std::vector<Chunk>& chunks = plan.chunks;
   const std::int64_t nc = static_cast<std::int64_t>(chunks.size());
-  const int workers = static_cast<int>(std::max<std::int64_t>(1, std::min<std::int64_t>(plan.threads, nc)));
   const std::int64_t nb = layout.buckets;
-  // Blocks small enough that the open block of every bucket (one per bucket and thread, partly empty
-  // at the end) costs little beside the entries, and at most 512 entries (6 KB: the open blocks of
-  // 256 buckets stay in L2, as pass A's write cursors did).
-  const std::int64_t per_bucket = std::max<std::int64_t>(plan.total_capacity, 0) / (nb * workers);
-  const std::int64_t block = std::clamp<std::int64_t>(per_bucket / 4, 16, 512);
-  std::vector<BucketSink> sinks(static_cast<std::size_t>(workers));
+  // One sink per chunk, chunks taken dynamically as on the COO route (a static split lost 13% in median
+  // at 2 threads on the dev VM, whose two cores often run at different speeds). A chunk's blocks are
+  // small enough that its open blocks (one per bucket, partly empty at the end) add at most a quarter
+  // to its entries, and at most 512 entries (6 KB: the open blocks of 256 buckets stay in L2, as pass
+  // A's write cursors did). All chunks share one arena, each its own range.
+  std::vector<BucketSink> sinks(static_cast<std::size_t>(nc));
+  std::vector<std::int64_t> first_slot(static_cast<std::size_t>(nc) + 1, 0);
+  for (std::int64_t k = 0; k < nc; ++k) {
+    BucketSink& sink = sinks[static_cast<std::size_t>(k)];
+    const std::int64_t capacity = chunks[static_cast<std::size_t>(k)].capacity;
+    sink.block = std::clamp<std::int64_t>(capacity / (nb * 4), 16, 512);
+    // Every entry fits: each bucket leaves at most its last block partly empty.
+    first_slot[static_cast<std::size_t>(k) + 1] =
+        first_slot[static_cast<std::size_t>(k)] + ((capacity + sink.block - 1) / sink.block + nb) * sink.block;
+  }
+  const auto slots = static_cast<std::size_t>(first_slot[static_cast<std::size_t>(nc)]);
+  const std::unique_ptr<std::uint32_t[]> keys(new std::uint32_t[std::max<std::size_t>(slots, 1)]);
+  const std::unique_ptr<double[]> vals(new double[std::max<std::size_t>(slots, 1)]);
+  io_detail::advise_huge_pages(keys.get(), slots * sizeof(std::uint32_t));
+  io_detail::advise_huge_pages(vals.get(), slots * sizeof(double));
   const ChunkParser<BucketSink> parse = chunk_parser<BucketSink>(h);
   const BodyContext ctx{&h, text, nullptr, nullptr, nullptr};
 #ifdef SPKIT_CONVERSION_TRACE
   const double parse_start = omp_get_wtime();
 #endif
-#pragma omp parallel num_threads(workers)
-  {
-    const int t = omp_get_thread_num();
-    const std::int64_t k0 = nc * t / workers, k1 = nc * (t + 1) / workers;
-    std::int64_t capacity = 0;
-    for (std::int64_t k = k0; k < k1; ++k) capacity += chunks[static_cast<std::size_t>(k)].capacity;
-    BucketSink& sink = sinks[static_cast<std::size_t>(t)];
+#pragma omp parallel for schedule(dynamic, 1) num_threads(plan.threads) if (nc > 1)
+  for (std::int64_t k = 0; k < nc; ++k) {
+    BucketSink& sink = sinks[static_cast<std::size_t>(k)];
     sink.shift = layout.shift;
     sink.col_bits = layout.col_bits;
     sink.row_mask = static_cast<std::uint32_t>((std::int64_t{1} << layout.shift) - 1);
-    sink.block = block;
-    // Every entry fits: each bucket leaves at most its last block partly empty.
-    const auto slots = static_cast<std::size_t>(((capacity + block - 1) / block + nb) * block);
-    sink.keys.reset(new std::uint32_t[slots]);
-    sink.vals.reset(new double[slots]);
-    io_detail::advise_huge_pages(sink.keys.get(), slots * sizeof(std::uint32_t));
-    io_detail::advise_huge_pages(sink.vals.get(), slots * sizeof(double));
+    sink.keys = keys.get();
+    sink.vals = vals.get();
+    sink.next = first_slot[static_cast<std::size_t>(k)];
     sink.starts.resize(static_cast<std::size_t>(nb));
     sink.cursor.assign(static_cast<std::size_t>(nb), 0);
-    sink.fill.assign(static_cast<std::size_t>(nb), block);
-    for (std::int64_t k = k0; k < k1; ++k) parse(ctx, chunks[static_cast<std::size_t>(k)], sink);
+    sink.fill.assign(static_cast<std::size_t>(nb), sink.block);
+    parse(ctx, chunks[static_cast<std::size_t>(k)], sink);
   }
 #ifdef SPKIT_CONVERSION_TRACE  // diagnostic build: the phase beside the conversion's own (src/formats/csr.cpp)
-  std::fprintf(stderr, "parse into row buckets (blocks of %lld)        %8.2f ms\n", static_cast<long long>(block),
-               1e3 * (omp_get_wtime() - parse_start));
+  std::fprintf(stderr, "parse into row buckets                          %8.2f ms\n", 1e3 * (omp_get_wtime() - parse_start));
 #endif
   check_chunks(plan, text, src);
 
   std::vector<std::vector<io_detail::BucketSegment>> segments(static_cast<std::size_t>(nb));
   for (std::int64_t b = 0; b < nb; ++b) {
     auto& list = segments[static_cast<std::size_t>(b)];
-    for (const BucketSink& sink : sinks) {
+    for (const BucketSink& sink : sinks) {  // chunk order: input order
       const auto& starts = sink.starts[static_cast<std::size_t>(b)];
       for (std::size_t i = 0; i < starts.size(); ++i) {
-        const std::int64_t count = i + 1 < starts.size() ? block : sink.fill[static_cast<std::size_t>(b)];
-        list.push_back({sink.keys.get() + starts[i], sink.vals.get() + starts[i], count});
+        const std::int64_t count = i + 1 < starts.size() ? sink.block : sink.fill[static_cast<std::size_t>(b)];
+        list.push_back({keys.get() + starts[i], vals.get() + starts[i], count});
       }
     }
   }
