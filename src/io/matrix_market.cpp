@@ -873,7 +873,8 @@ bool starts_sorted(const BodyPlan& plan, std::string_view text) {
 
 // load_matrix's route for a general coordinate file in random order: pass 2 parses every entry
 // straight into the conversion's row buckets (BucketSink), then io_detail::buckets_to_csr sorts them.
-// Threads take consecutive runs of chunks. Every other file goes the COO route.
+// Threads take chunks dynamically, each chunk filling its own range of one arena. Every other file goes
+// the COO route.
 Csr<double> parse_body_csr(BodyPlan& plan, std::string_view text, const std::string& src, const ReadOptions& opts) {
   const MmHeader& h = plan.ph.header;
   io_detail::BucketLayout layout;
