@@ -78,10 +78,6 @@ constexpr std::size_t kChecksumBlock = std::size_t(1) << 20;
 std::uint64_t checksum_block(const void* data, std::size_t bytes, std::uint64_t index);
 std::uint64_t checksum_combine(const std::uint64_t* block_hashes, std::size_t blocks, std::size_t total_bytes);
 
-}  // namespace spkit::io_detail
-
-namespace spkit::io_detail {
-
 // Row buckets of the general COO->CSR path (src/formats/csr.cpp), filled by the Matrix Market parser
 // when it does that path's distribution itself (load_matrix on a general file in random order).
 // Bucket b holds rows [b << shift, (b + 1) << shift); an entry is the key (row - (b << shift)) << col_bits
