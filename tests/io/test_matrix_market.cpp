@@ -951,7 +951,7 @@ TEST(MatrixMarketCsr, RowBucketRouteMatchesTheCooRoute) {
       const Csr<double> want = parse_csr(text, 1);
       check_csr(want);
       for (int threads : {1, 2, 3}) {
-        for (std::size_t chunk : {std::size_t{0}, std::size_t{4096}}) {
+        for (std::size_t chunk : {std::size_t{0}, std::size_t{65536}}) {
           ReadOptions o;
           o.threads = threads;
           o.chunk_bytes = chunk;
