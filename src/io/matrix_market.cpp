@@ -433,9 +433,6 @@ std::int64_t count_newlines(const char* p, std::size_t n) {
 struct BodyContext {
   const MmHeader* h;
   std::string_view text;
-  std::int32_t* row;  // may be null (array)
-  std::int32_t* col;
-  double* val;
 };
 
 // Where parse_chunk puts the chunk's entry n: its COO slot (ArraySink, pointers at the chunk's first
@@ -451,8 +448,9 @@ struct ArraySink {
     }
     val[n] = v;
   }
-  static ArraySink for_chunk(const BodyContext& ctx, const Chunk& c) {
-    return {ctx.row ? ctx.row + c.slot : nullptr, ctx.col ? ctx.col + c.slot : nullptr, ctx.val + c.slot};
+  // Chunk c's slots of the whole body's arrays (row, col null for array files).
+  static ArraySink for_chunk(std::int32_t* row, std::int32_t* col, double* val, const Chunk& c) {
+    return {row ? row + c.slot : nullptr, col ? col + c.slot : nullptr, val + c.slot};
   }
 };
 
@@ -711,7 +709,7 @@ std::int64_t check_chunks(const BodyPlan& plan, std::string_view text, const std
       std::vector<double> v(static_cast<std::size_t>(probe.capacity) + 1);
       std::vector<std::int32_t> r(coordinate ? v.size() : 0), cc(coordinate ? v.size() : 0);
       ArraySink sink{coordinate ? r.data() : nullptr, coordinate ? cc.data() : nullptr, v.data()};
-      chunk_parser<ArraySink>(h)(BodyContext{&h, text, nullptr, nullptr, nullptr}, probe, sink);
+      chunk_parser<ArraySink>(h)(BodyContext{&h, text}, probe, sink);
       throw ParseError(src, probe.err_line >= 0 ? probe.err_line : c.first_line,
                        "more entries than the " + std::to_string(declared) + " the size line declares");
     }
@@ -756,12 +754,13 @@ MmMatrix parse_body_coo(BodyPlan& plan, std::string_view text, const std::string
     size_arrays(coo.row_idx);
     size_arrays(coo.col_idx);
   }
-  BodyContext ctx{&h, text, coordinate ? coo.row_idx.data() : nullptr, coordinate ? coo.col_idx.data() : nullptr,
-                  coo.values.data()};
+  const BodyContext ctx{&h, text};
+  std::int32_t* const row = coordinate ? coo.row_idx.data() : nullptr;
+  std::int32_t* const col = coordinate ? coo.col_idx.data() : nullptr;
   const ChunkParser<ArraySink> parse = chunk_parser<ArraySink>(h);
 #pragma omp parallel for schedule(dynamic, 1) num_threads(threads) if (nc > 1)
   for (std::int64_t k = 0; k < nc; ++k) {
-    ArraySink sink = ArraySink::for_chunk(ctx, chunks[k]);
+    ArraySink sink = ArraySink::for_chunk(row, col, coo.values.data(), chunks[k]);
     parse(ctx, chunks[k], sink);
   }
   const std::int64_t found = check_chunks(plan, text, src);
@@ -864,7 +863,7 @@ bool starts_sorted(const BodyPlan& plan, std::string_view text) {
   std::vector<std::int32_t> r(kProbeEntries), c(kProbeEntries);
   std::vector<double> v(kProbeEntries);
   ArraySink sink{r.data(), c.data(), v.data()};
-  chunk_parser<ArraySink>(h)(BodyContext{&h, text, nullptr, nullptr, nullptr}, probe, sink);
+  chunk_parser<ArraySink>(h)(BodyContext{&h, text}, probe, sink);
   if (probe.err_line >= 0) return false;
   for (std::int64_t k = 1; k < probe.entries; ++k)
     if (r[k] < r[k - 1] || (r[k] == r[k - 1] && c[k] <= c[k - 1])) return false;
@@ -910,7 +909,7 @@ Csr<double> parse_body_csr(BodyPlan& plan, std::string_view text, const std::str
   io_detail::advise_huge_pages(keys.get(), slots * sizeof(std::uint32_t));
   io_detail::advise_huge_pages(vals.get(), slots * sizeof(double));
   const ChunkParser<BucketSink> parse = chunk_parser<BucketSink>(h);
-  const BodyContext ctx{&h, text, nullptr, nullptr, nullptr};
+  const BodyContext ctx{&h, text};
 #ifdef SPKIT_CONVERSION_TRACE
   const double parse_start = omp_get_wtime();
 #endif
