@@ -163,8 +163,23 @@ constexpr int kChunkThreads = 256;
 constexpr int kChunkItems = 8;
 constexpr std::int64_t kChunkNnz = static_cast<std::int64_t>(kChunkThreads) * kChunkItems;
 
-// Sum of the non-zeros [begin, end) (1 <= end - begin <= kChunkNnz) of one row by the whole block; valid
-// in thread 0. Loads clamped into the chunk (repeats hit the cache) so all of them issue unguarded.
+// Chunk boundaries: a row's chunks are cut at multiples of kChunkNnz from the 32-entry boundary at or below
+// its first entry, so every chunk lies inside one 32-entry-aligned window of kChunkNnz entries (the first
+// chunk is up to 31 entries shorter). Appends [begin, end) pairs for the entries [row_begin, row_end).
+template <class Emit>
+void for_each_chunk(std::int64_t row_begin, std::int64_t row_end, Emit emit) {
+  for (std::int64_t k = row_begin; k < row_end;) {
+    const std::int64_t next = std::min((k & ~static_cast<std::int64_t>(kWarp - 1)) + kChunkNnz, row_end);
+    emit(k, next);
+    k = next;
+  }
+}
+
+// Sum of the non-zeros [begin, end) of one chunk by the whole block; valid in thread 0. The block reads
+// the chunk's aligned window, so each warp load covers whole lines (aligned, measured against chunks cut
+// at the row's first entry: with the tiled rows below, 1.06x in geometric mean; docs/perf/cuda-csr-binned.md).
+// Loads are clamped into the chunk (repeats hit the same line) so all of them issue unguarded, and offsets
+// are 32-bit from the chunk's first entry, which keeps the fused binned kernel at 32 registers.
 // The matrix is read once in full lines, so it is loaded with ld.global.cs (evict-first in L1 and L2):
 // its lines leave L2 before the lines of x, which are read again (measured with the warp streams below).
 template <class T>
@@ -172,19 +187,22 @@ __device__ __forceinline__ T chunk_sum(std::int64_t begin, std::int64_t end, con
                                        const T* __restrict__ values, const T* __restrict__ x, T* warp_sums) {
   const int tid = threadIdx.x;
   const int n = static_cast<int>(end - begin);
+  const int off = static_cast<int>(begin & (kWarp - 1));  // the window starts `off` entries before the chunk
+  const std::int32_t* __restrict__ cols = col_idx + begin;
+  const T* __restrict__ vals = values + begin;
   std::int32_t col[kChunkItems];
   T val[kChunkItems];
 #pragma unroll
   for (int it = 0; it < kChunkItems; ++it) {
-    const std::int64_t j = begin + min(tid + it * kChunkThreads, n - 1);
-    col[it] = __ldcs(col_idx + j);
-    val[it] = __ldcs(values + j);
+    const int k = min(max(tid + it * kChunkThreads - off, 0), n - 1);
+    col[it] = __ldcs(cols + k);
+    val[it] = __ldcs(vals + k);
   }
   T sum = 0;
 #pragma unroll
   for (int it = 0; it < kChunkItems; ++it) {
-    const T xv = __ldg(x + col[it]);
-    if (tid + it * kChunkThreads < n) sum += val[it] * xv;
+    const T xv = __ldg(x + col[it]);  // a clamped lane reads a column of the chunk: no new line
+    if (static_cast<unsigned>(tid + it * kChunkThreads - off) < static_cast<unsigned>(n)) sum += val[it] * xv;
   }
   sum = group_sum<kWarp>(sum);
   if (tid % kWarp == 0) warp_sums[tid / kWarp] = sum;
@@ -232,10 +250,10 @@ class LongRowChunks {
     if (n_long_ == 0) return;
     std::vector<std::int64_t> begin, end, first{0};
     for (const std::int64_t r : rows) {
-      for (std::int64_t b = row_ptr[r]; b < row_ptr[r + 1]; b += kChunkNnz) {
+      for_each_chunk(row_ptr[r], row_ptr[r + 1], [&](std::int64_t b, std::int64_t e) {
         begin.push_back(b);
-        end.push_back(std::min(b + kChunkNnz, row_ptr[r + 1]));
-      }
+        end.push_back(e);
+      });
       first.push_back(static_cast<std::int64_t>(begin.size()));
     }
     chunks_ = static_cast<std::int64_t>(begin.size());
@@ -989,6 +1007,73 @@ __device__ __forceinline__ void binned_short_rows(std::int64_t first, std::int64
   if (i < n_rows && lane == 0) y[row] = sum;
 }
 
+// Sub-warp bins (rows of 16-1024 non-zeros), staged in tiles. A block's rows of one bin are consecutive in
+// bin order, so their entries are one contiguous range. The block reads it tile by tile (2048 entries from
+// the 32-entry boundary below the range, 8 coalesced loads per thread in two halves of four, evict-first),
+// puts the products into shared memory, and each group of LANES lanes sums its row's part of the tile from
+// there (fixed order: lane l adds entries l, l + LANES, ...; then a shuffle tree). Reading each group's row
+// directly (the kernel before) touched up to 8 rows' lines per warp load, misaligned; the tiles load whole
+// lines only, as cuSPARSE's CSR kernel does. Measured (H100, 13 families x 2 precisions x 3 rounds, same
+// run, with the aligned chunks): 1.06x binned_stream in geometric mean (0.90-1.30x): fem and lap3d 27-pt
+// +25-30% in fp64, fem_mesh +25%, power-law +9% / +3%, rmat +12% / +6%; docs/perf/cuda-csr-binned.md.
+constexpr int kTileEntries = static_cast<int>(kChunkNnz);
+
+template <int LANES, class T, class Off>
+__device__ __forceinline__ void binned_tiled_rows(std::int64_t first, std::int64_t n_rows, std::int64_t local_block,
+                                                  const BinnedArgs<T, Off>& a, const T* __restrict__ x,
+                                                  T* __restrict__ y, T* tile) {
+  constexpr int kRows = kBinnedThreads / LANES;
+  const int tid = static_cast<int>(threadIdx.x);
+  const std::int64_t lo = local_block * kRows, hi = min(n_rows, lo + kRows);
+  const std::int64_t i = lo + tid / LANES;
+  const int lane = tid % LANES;
+  const std::int64_t e_begin = a.row_ptr[first + lo];
+  const int n = static_cast<int>(a.row_ptr[first + hi] - e_begin);  // <= 8 rows x 1024 entries
+  const std::int32_t* __restrict__ cols = a.col_idx + e_begin;
+  const T* __restrict__ vals = a.values + e_begin;
+  int rb = 0, re = 0;  // the group's row, relative to e_begin
+  std::int32_t row = 0;
+  if (i < hi) {
+    const std::int32_t run = a.block_run[blockIdx.x];
+    row = run != kNoRun ? static_cast<std::int32_t>(first + i + run) : a.out_row[first + i];
+    rb = static_cast<int>(a.row_ptr[first + i] - e_begin);
+    re = static_cast<int>(a.row_ptr[first + i + 1] - e_begin);
+  }
+  T sum = 0;
+  for (int t0 = -static_cast<int>(e_begin & (kWarp - 1)); t0 < n; t0 += kTileEntries) {
+    // Two halves of four loads per thread: the kernel stays at 32 registers without spilling.
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      constexpr int kHalf = kChunkItems / 2;
+      std::int32_t c[kHalf];
+      T v[kHalf];
+#pragma unroll
+      for (int q = 0; q < kHalf; ++q) {
+        const int it = h * kHalf + q;
+        c[q] = 0;
+        v[q] = 0;
+        if (t0 + (tid & ~(kWarp - 1)) + it * kChunkThreads >= n) continue;  // warp-uniform
+        const int j = t0 + tid + it * kChunkThreads;
+        const int jc = j < 0 ? 0 : (j < n ? j : n - 1);
+        c[q] = __ldcs(cols + jc);
+        v[q] = __ldcs(vals + jc);
+      }
+#pragma unroll
+      for (int q = 0; q < kHalf; ++q) {
+        const int it = h * kHalf + q;
+        const int j = t0 + tid + it * kChunkThreads;
+        if (j >= 0 && j < n) tile[tid + it * kChunkThreads] = v[q] * __ldg(x + c[q]);
+      }
+    }
+    __syncthreads();
+    const int kb = rb > t0 ? rb : t0, ke = re < t0 + kTileEntries ? re : t0 + kTileEntries;
+    for (int k = kb + lane; k < ke; k += LANES) sum += tile[k - t0];
+    __syncthreads();
+  }
+  sum = group_sum<LANES>(sum);
+  if (i < hi && lane == 0) y[row] = sum;
+}
+
 // One chunk of a long row; the row's last block to finish writes y (see above).
 template <class T, class Off>
 __device__ __forceinline__ void binned_long_chunk(std::int64_t c, const BinnedArgs<T, Off>& a, const T* __restrict__ x,
@@ -1015,11 +1100,14 @@ __device__ __forceinline__ void binned_long_chunk(std::int64_t c, const BinnedAr
   }
 }
 
+// 32 registers (8 blocks of 256 threads per SM): measured above 40 registers (6 blocks) on 10 of the 13
+// families, and the tiles and chunks are written to fit in 32 without spilling.
 template <class T, class Off, bool STREAM_SHORT>
-__global__ void __launch_bounds__(kBinnedThreads) csr_binned_kernel(const BinnedArgs<T, Off> a, const T* __restrict__ x,
-                                                                    T* __restrict__ y) {
+__global__ void __launch_bounds__(kBinnedThreads, 8) csr_binned_kernel(const BinnedArgs<T, Off> a, const T* __restrict__ x,
+                                                                       T* __restrict__ y) {
   __shared__ T warp_sums[kChunkThreads / kWarp];
-  __shared__ T stream_products[STREAM_SHORT ? kBinnedThreads / kWarp * kStreamEntries : 1];
+  __shared__ T products[kTileEntries];  // a tile of sub-warp rows, or the warp streams' products
+  static_assert(kBinnedThreads / kWarp * kStreamEntries <= kTileEntries, "the streams share the tile buffer");
   __shared__ bool last_block;
   const std::int64_t block = blockIdx.x;
   int bin = 0;
@@ -1030,14 +1118,14 @@ __global__ void __launch_bounds__(kBinnedThreads) csr_binned_kernel(const Binned
   switch (bin) {
     case kLongBin: binned_long_chunk(local, a, x, y, warp_sums, &last_block); return;
 #define SPKIT_BINNED_CASE(B, LANES) \
-  case B: binned_short_rows<LANES>(a.bins.first_row[B], a.bins.count[B], local, a, x, y); return;
+  case B: binned_tiled_rows<LANES>(a.bins.first_row[B], a.bins.count[B], local, a, x, y, products); return;
       SPKIT_BINNED_CASE(1, 32)
       SPKIT_BINNED_CASE(2, 16)
       SPKIT_BINNED_CASE(3, 8)
       SPKIT_BINNED_CASE(4, 4)
 #undef SPKIT_BINNED_CASE
     case 5:
-      if constexpr (STREAM_SHORT) binned_stream_rows(a.bins.first_row[5], a.bins.count[5], local, a, x, y, stream_products);
+      if constexpr (STREAM_SHORT) binned_stream_rows(a.bins.first_row[5], a.bins.count[5], local, a, x, y, products);
       else binned_short_rows<2>(a.bins.first_row[5], a.bins.count[5], local, a, x, y);
       return;
     default: {  // kEmptyBin
@@ -1138,11 +1226,11 @@ class CsrBinnedPlan : public CudaSpmvPlan<T> {
       const auto begin = static_cast<std::int64_t>(col_idx.size());
       append_row(long_rows[r]);
       const auto end = static_cast<std::int64_t>(col_idx.size());
-      for (std::int64_t k = begin; k < end; k += kChunkNnz) {
-        chunk_begin.push_back(k);
-        chunk_end.push_back(std::min(k + kChunkNnz, end));
+      for_each_chunk(begin, end, [&](std::int64_t b, std::int64_t e) {
+        chunk_begin.push_back(b);
+        chunk_end.push_back(e);
         chunk_long_row.push_back(static_cast<std::int32_t>(r));
-      }
+      });
       if (chunk_begin.size() > static_cast<std::size_t>(std::numeric_limits<std::int32_t>::max()))
         throw NotApplicable("binned CSR: more than 2^31 long-row chunks");
       long_first_chunk.push_back(static_cast<std::int32_t>(chunk_begin.size()));
@@ -1254,8 +1342,9 @@ class CsrBinnedPlan : public CudaSpmvPlan<T> {
                                   partial_.get(),
                                   stream_warp_row_.get(),
                                   block_run_.get()};
-    if (stream_short_) csr_binned_kernel<T, Off, true><<<static_cast<unsigned>(blocks_), kBinnedThreads>>>(args, x, y);
-    else csr_binned_kernel<T, Off, false><<<static_cast<unsigned>(blocks_), kBinnedThreads>>>(args, x, y);
+    const unsigned grid = static_cast<unsigned>(blocks_);
+    if (stream_short_) csr_binned_kernel<T, Off, true><<<grid, kBinnedThreads>>>(args, x, y);
+    else csr_binned_kernel<T, Off, false><<<grid, kBinnedThreads>>>(args, x, y);
     SPKIT_LAUNCH_CHECK("csr_binned_kernel");
   }
   // Bin 1..5 of a non-empty row: 64 >> bin = the lanes csr_subwarp_kernel would give a matrix of this mean.
@@ -1320,6 +1409,9 @@ CostEstimate csr_binned_cost(const MatrixStats& s, Precision p, const PlanOption
   const bool f64 = p == Precision::f64;
   double eff = f64 ? 0.90 : 0.82;
   if (s.row_nnz_mean < 4) eff *= f64 ? 0.95 : 0.85;
+  // Rows of 16-1024 non-zeros run in tiles with whole-line loads: measured 1.25-1.29x (fp64) and 1.10-1.19x
+  // (fp32) the kernel before on fem, fem_mesh and lap3d 27-pt (mean row 21-44), so 1.25 / 1.11 from a mean of 16.
+  if (s.row_nnz_mean >= 16) eff *= f64 ? 1.25 : 1.11;
   eff /= 1 + 0.02 * std::min(cost::row_irregularity(s), 5.0);
   e.efficiency = cost::with_gathers(eff, e.bytes, s, Backend::cuda);
   e.launch_us = 5;  // one launch; long rows are finished by their last chunk's block
@@ -1348,8 +1440,9 @@ CostEstimate csr_binned_stream_cost(const MatrixStats& s, Precision p, const Pla
 // The same with columns renumbered by use: it pays only where a few columns carry much of the matrix
 // (hub_column_share, the 1% most used columns); elsewhere the renumbering scatters columns that were
 // near each other (measured 0.7-0.9x binned on power-law rows with uniform columns, circuit, stencils).
-// Gain fitted on rmat (hub share 0.43): 1.06x binned in fp64, 1.23x in fp32 (H100, 16M nnz), taken as
-// rising linearly from a share of 0.25 and capped there.
+// Gain fitted on rmat (hub share 0.43), taken as rising linearly from a share of 0.25 and capped there. With the
+// tiled sub-warp rows in both plans (H100, 16M nnz, 2026-11-24 night): 0.82x binned in fp64 (it was 1.06x
+// before the tiles), 1.06x in fp32 (was 1.23x). So in fp64 the model never prefers it to binned.
 CostEstimate csr_binned_degree_cost(const MatrixStats& s, Precision p, const PlanOptions& o) {
   CostEstimate e = csr_binned_cost(s, p, o);
   constexpr double kMinShare = 0.25, kFullShare = 0.4;
@@ -1367,7 +1460,7 @@ CostEstimate csr_binned_degree_cost(const MatrixStats& s, Precision p, const Pla
     e.note = "gathering x would add more than a quarter of the matrix's bytes";
     return e;
   }
-  const double full_gain = p == Precision::f64 ? 1.06 : 1.23;
+  const double full_gain = p == Precision::f64 ? 0.82 : 1.06;
   const double t = std::min(1.0, (s.hub_column_share - kMinShare) / (kFullShare - kMinShare));
   e.efficiency *= (1 + t * (full_gain - 1)) * static_cast<double>(e.bytes + gather) / static_cast<double>(e.bytes);
   e.bytes += gather;
