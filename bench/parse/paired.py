@@ -3,13 +3,16 @@ read_coo (or scipy.io.mmread, the copy of fmm inside scipy, where the package is
 by call in one process, so both see the same machine state. Prints every pair and the median of the
 per-pair ratios fmm_time / spkit_time (> 1: spkit faster).
 usage: python3 bench/parse/paired.py SHIM.so FILE.mtx THREADS PAIRS
-(bench/parse/run.sh MODE=paired builds the shim and calls this.)"""
-import ctypes, statistics, sys, time
+(bench/parse/run.sh MODE=paired builds the shim and calls this.) PAIRED_THP_DISABLE=1 turns transparent huge pages
+off for the whole process first (prctl PR_SET_THP_DISABLE: both readers), a diagnostic of fresh-memory costs."""
+import ctypes, os, statistics, sys, time
 
 import scipy.io
 import scipy.io._fast_matrix_market as sfmm
 
 shim, path, threads, pairs = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
+if os.environ.get("PAIRED_THP_DISABLE"):
+    print("prctl(PR_SET_THP_DISABLE):", ctypes.CDLL(None).prctl(41, 1, 0, 0, 0))  # 41 = PR_SET_THP_DISABLE
 lib = ctypes.CDLL(shim)
 lib.spkit_paired_load_seconds.restype = ctypes.c_double
 lib.spkit_paired_load_seconds.argtypes = [ctypes.c_char_p, ctypes.c_int, ctypes.POINTER(ctypes.c_int64)]
