@@ -442,9 +442,11 @@ Csr<T> bucket_sort_to_csr(const Coo<T>& coo, bool sum_duplicates, int threads, C
   Csr<T> csr;
   csr.rows = coo.rows;
   csr.cols = coo.cols;
-  const int col_bits = column_bits(coo.cols), shift = row_bucket_shift(rows, col_bits);
-  const bool packed = shift + col_bits <= 32;
-  const std::int64_t nb = (rows >> shift) + 1;  // bucket b holds rows [b << shift, (b + 1) << shift)
+  // The same layout the Matrix Market parser fills when it distributes entries itself.
+  io_detail::BucketLayout layout;
+  const bool packed = io_detail::packed_bucket_layout(rows, coo.cols, layout);
+  const int col_bits = layout.col_bits, shift = layout.shift;
+  const std::int64_t nb = layout.buckets;  // bucket b holds rows [b << shift, (b + 1) << shift)
   const int st = nnz < 65536 ? 1 : threads;
   PhaseClock clock;
 
@@ -611,9 +613,9 @@ Csr<double> buckets_to_csr(std::int64_t rows, std::int64_t cols, const BucketLay
   Csr<double> csr;
   csr.rows = rows;
   csr.cols = cols;
-  io_detail::resize_huge(csr.row_ptr, static_cast<std::size_t>(rows) + 1);
-  io_detail::resize_huge(csr.col_idx, static_cast<std::size_t>(nnz));
-  io_detail::resize_huge(csr.values, static_cast<std::size_t>(nnz));
+  resize_huge(csr.row_ptr, static_cast<std::size_t>(rows) + 1);
+  resize_huge(csr.col_idx, static_cast<std::size_t>(nnz));
+  resize_huge(csr.values, static_cast<std::size_t>(nnz));
   const auto new_len = row_counters(rows);
   clock.lap("output allocated (parsed buckets)");
   const auto gathered = [&](std::int64_t b, BucketScratch<double>& scratch) {

@@ -764,12 +764,11 @@ MmMatrix parse_body_coo(BodyPlan& plan, std::string_view text, const std::string
     parse(ctx, chunks[k], sink);
   }
   const std::int64_t found = check_chunks(plan, text, src);
-  const std::vector<Chunk>& done = plan.chunks;
 
   // Close the gaps left by blank and comment lines.
   if (found != total_capacity) {
     std::int64_t dst = 0;
-    for (const auto& c : done) {
+    for (const auto& c : chunks) {
       if (c.slot != dst && c.entries > 0) {
         std::memmove(coo.values.data() + dst, coo.values.data() + c.slot, c.entries * sizeof(double));
         if (coordinate) {

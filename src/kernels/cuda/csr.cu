@@ -165,7 +165,7 @@ constexpr std::int64_t kChunkNnz = static_cast<std::int64_t>(kChunkThreads) * kC
 
 // Chunk boundaries: a row's chunks are cut at multiples of kChunkNnz from the 32-entry boundary at or below
 // its first entry, so every chunk lies inside one 32-entry-aligned window of kChunkNnz entries (the first
-// chunk is up to 31 entries shorter). Appends [begin, end) pairs for the entries [row_begin, row_end).
+// chunk is up to 31 entries shorter). Calls emit(begin, end) for each chunk of the entries [row_begin, row_end).
 template <class Emit>
 void for_each_chunk(std::int64_t row_begin, std::int64_t row_end, Emit emit) {
   for (std::int64_t k = row_begin; k < row_end;) {
