@@ -4,17 +4,31 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <string>
 #include <string_view>
 
+#include "io/io_util.hpp"
 #include "spkit/error.hpp"
 #include "spkit/formats/csr.hpp"
 #include "spkit/io/matrix_market.hpp"
+
+namespace {
+
+bool same_bits(const spkit::Csr<double>& a, const spkit::Csr<double>& b) {
+  if (a.row_ptr != b.row_ptr || a.col_idx != b.col_idx || a.values.size() != b.values.size()) return false;
+  return a.values.empty() || std::memcmp(a.values.data(), b.values.data(), a.values.size() * sizeof(double)) == 0;
+}
+
+}  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string_view text(reinterpret_cast<const char*>(data), size);
   // One chunk with expansion; many tiny chunks (3 threads) without: both must accept and refuse the
   // same inputs.
   int accepted = 0;
+  std::string refusal;       // the one-chunk parse's error message
+  spkit::Csr<double> want;   // its matrix, converted, when it fits the fuzzer's memory
+  bool have_want = false;
   for (bool expand : {true, false}) {
     spkit::ReadOptions opts;
     opts.threads = expand ? 1 : 3;
@@ -36,22 +50,32 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       if (h.rows <= (1 << 20)) {
         const spkit::Csr<double> a = spkit::coo_to_csr(m.coo);
         spkit::check_csr(a);
-        // load_matrix's route (row buckets filled by the parser for general files in random order)
-        // must give the same matrix, bit for bit, on 3 threads. Default chunks: with tiny ones (more
-        // chunks x buckets than entries) the reader keeps the COO route.
         if (expand) {
-          spkit::ReadOptions csr_opts;
-          csr_opts.threads = 3;
-          const spkit::Csr<double> b = spkit::parse_matrix_market_csr(text, "<fuzz>", csr_opts);
-          if (b.row_ptr != a.row_ptr || b.col_idx != a.col_idx || b.values.size() != a.values.size()) __builtin_trap();
-          for (std::size_t k = 0; k < a.values.size(); ++k)
-            if (std::memcmp(&a.values[k], &b.values[k], sizeof(double)) != 0) __builtin_trap();
+          want = a;
+          have_want = true;
         }
       }
       ++accepted;
-    } catch (const spkit::ParseError&) {
+    } catch (const spkit::ParseError& e) {
+      if (expand) refusal = e.what();
     }
   }
   if (accepted == 1) __builtin_trap();  // chunking changed the verdict
+  // load_matrix's route (general files in random order: entries counted per row bucket, then placed in
+  // the output and sorted there) must accept the same files with the same matrix, bit for bit, and
+  // refuse the same ones with the same message; on one chunk and on chunks of 256 bytes, 3 threads.
+  if (accepted == 2 && !have_want) return 0;
+  for (std::size_t chunk : {std::size_t{0}, std::size_t{256}}) {
+    spkit::ReadOptions csr_opts;
+    csr_opts.threads = 3;
+    csr_opts.chunk_bytes = chunk;
+    try {
+      const spkit::Csr<double> b = spkit::parse_matrix_market_csr(text, "<fuzz>", csr_opts);
+      if (accepted == 0 || !same_bits(want, b)) __builtin_trap();
+    } catch (const spkit::ParseError& e) {
+      if (accepted != 0 || refusal != e.what()) __builtin_trap();
+    }
+  }
+  if (spkit::io_detail::bucket_route_counts().fell_back != 0) __builtin_trap();  // the two passes disagreed
   return 0;
 }

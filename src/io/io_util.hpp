@@ -88,16 +88,21 @@ struct BucketLayout {
 };
 // The conversion's layout for a rows x cols matrix; false when a key would not fit 32 bits.
 bool packed_bucket_layout(std::int64_t rows, std::int64_t cols, BucketLayout& out);
-// A run of a bucket's entries.
-struct BucketSegment {
-  const std::uint32_t* key;
-  const double* val;
-  std::int64_t count;
+// What the Matrix Market reader's bucketed route (load_matrix, parse_matrix_market_csr on a general file
+// in random order) did since the process started, for tests: parses that took it, and parses that left
+// it for the COO route after pass 2 placed other entries than pass 1 counted (a bug if ever non-zero:
+// the two passes must tell lines apart the same way).
+struct BucketRouteCounts {
+  std::int64_t taken = 0, fell_back = 0;
 };
-// CSR from the buckets' segments (segments[b]: bucket b's entries in input order): columns sorted,
-// duplicates summed in input order, as coo_to_csr gives from the same entries in that order.
-Csr<double> buckets_to_csr(std::int64_t rows, std::int64_t cols, const BucketLayout& layout,
-                           const std::vector<std::vector<BucketSegment>>& segments, int threads);
+BucketRouteCounts bucket_route_counts();
+
+// Sorts the row buckets a parser placed in csr's own arrays into CSR: csr.col_idx[bucket_start[b],
+// bucket_start[b + 1]) holds bucket b's keys ((row - (b << shift)) << col_bits | column, as 32-bit
+// patterns) in input order and csr.values their values. Sets row_ptr; columns end sorted, duplicates
+// summed in input order, as coo_to_csr gives from the same entries in that order.
+void sort_buckets_in_place(Csr<double>& csr, const BucketLayout& layout, const std::vector<std::int64_t>& bucket_start,
+                           int threads);
 
 }  // namespace spkit::io_detail
 

@@ -6,14 +6,16 @@
 // parallel, std::from_chars for values, a hand-written loop for indices) straight into its slice of
 // the output arrays. Slices that held blank or comment lines are closed up afterwards.
 // load_matrix / parse_matrix_market_csr on a general coordinate file in random order skip the COO
-// arrays: pass 2 puts each entry straight into the row bucket of the COO->CSR conversion (BucketSink),
-// which then sorts the buckets (io_detail::buckets_to_csr, src/formats/csr.cpp).
+// arrays: pass 1 also counts each chunk's entries per row bucket, pass 2 puts each entry straight into
+// its bucket's range of the CSR output (PlacedBucketSink), and the buckets are then sorted where they
+// lie (io_detail::sort_buckets_in_place, src/formats/csr.cpp).
 #include "spkit/io/matrix_market.hpp"
 
 #include <omp.h>
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <cctype>
 #include <charconv>
 #include <cmath>
@@ -25,6 +27,12 @@
 #include <numeric>
 #include <string>
 #include <vector>
+
+#if defined(__AVX512BW__)
+#include <immintrin.h>
+#elif defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "io/io_util.hpp"
 #include "spkit/error.hpp"
@@ -220,14 +228,11 @@ struct FastPathStats {
 inline const char* parse_real(const char* p, const char* end, double& out, ValueError& err, FastPathStats& fp) {
   err = ValueError::none;
   if (fp.enabled) {
-    if (const char* q = parse_real_fast(p, end, out)) {
-      ++fp.tries;
-      if (!(p[0] == '+' && q - p >= 2 && (p[1] == '-' || p[1] == '+'))) return q;
-    } else {
-      ++fp.tries;
-      ++fp.misses;
-      if (fp.tries == 512) fp.enabled = fp.misses < 128;
-    }
+    const char* q = parse_real_fast(p, end, out);  // never takes "+-1" or "++1"
+    ++fp.tries;
+    fp.misses += q == nullptr;
+    if (fp.tries == 512) fp.enabled = fp.misses < 128;
+    if (q) return q;
   }
   const char* start = p;
   if (p < end && *p == '+') {
@@ -436,7 +441,7 @@ struct BodyContext {
 };
 
 // Where parse_chunk puts the chunk's entry n: its COO slot (ArraySink, pointers at the chunk's first
-// slot; no row/col arrays for array files) or its row bucket (BucketSink, below).
+// slot; no row/col arrays for array files) or its row bucket's range of the output (PlacedBucketSink, below).
 struct ArraySink {
   std::int32_t* row;
   std::int32_t* col;
@@ -454,36 +459,104 @@ struct ArraySink {
   }
 };
 
-// The general COO->CSR path's pass A done while parsing (load_matrix on a general coordinate file in
-// random order): each entry goes straight to its row bucket, packed as the conversion keeps it
-// (row within the bucket << col_bits | column, value beside it), so the COO arrays are never written
-// and read back. A chunk appends to blocks of `block` entries from its own range of the arena, one open
-// block per bucket, so a bucket's blocks taken chunk by chunk are in input order.
-// On the 16-core device machine pass A alone cost 147-175 ms of a 1-thread load of a 9 M-entry
-// shuffled file (docs/perf/io.md).
-struct BucketSink {
+// The general COO->CSR path done while parsing (load_matrix on a general coordinate file in random
+// order): pass 1 counts every chunk's entries per row bucket, so each (chunk, bucket) pair owns a known
+// range of the output arrays, laid out bucket by bucket and, within a bucket, chunk by chunk (input
+// order). Pass 2 puts each entry there, packed as the conversion keeps it (row within the bucket <<
+// col_bits | column in the column array, the value in the value array), and the conversion then sorts
+// every bucket where it lies. The output is the only large fresh memory the load touches: on the VMs
+// measured, a fresh page costs more than the parse writes into it, and sometimes much more
+// (docs/perf/io.md).
+// put() never writes past its range: an entry beyond it (pass 1 and pass 2 disagreeing about a line)
+// sets `overflow`, and the caller then parses the file the plain way.
+struct PlacedBucketSink {
   int shift = 0, col_bits = 0;
   std::uint32_t row_mask = 0;
-  std::int64_t block = 0;
-  std::uint32_t* keys = nullptr;  // the arena, shared by all chunks
+  std::uint32_t* keys = nullptr;  // the output's column array, holding keys until the buckets are sorted
   double* vals = nullptr;
-  std::int64_t next = 0;                         // first unused slot of this chunk's range (a block boundary)
-  std::vector<std::vector<std::int64_t>> starts;  // per bucket: its blocks' first slots, in order
-  std::vector<std::int64_t> cursor, fill;         // per bucket: next slot, entries in its open block
+  std::int64_t* cursor = nullptr;      // per bucket: this chunk's next slot
+  const std::int64_t* limit = nullptr;  // per bucket: the end of this chunk's range
+  bool overflow = false;
   void put(std::int64_t, std::int32_t r, std::int32_t c, double v) {
     const auto b = static_cast<std::size_t>(r >> shift);
-    if (fill[b] == block) {  // the open block is full (or there is none yet): take the next one
-      starts[b].push_back(next);
-      cursor[b] = next;
-      next += block;
-      fill[b] = 0;
+    const std::int64_t at = cursor[b];
+    if (at == limit[b]) {
+      overflow = true;
+      return;
     }
-    ++fill[b];
-    const std::int64_t at = cursor[b]++;
+    cursor[b] = at + 1;
     keys[static_cast<std::size_t>(at)] = (static_cast<std::uint32_t>(r) & row_mask) << col_bits | static_cast<std::uint32_t>(c);
     vals[static_cast<std::size_t>(at)] = v;
   }
 };
+
+// Bit k set when p[k] is a newline, for the n <= 64 bytes at p.
+inline std::uint64_t newline_mask(const char* p, std::size_t n) {
+  std::uint64_t mask = 0;
+#if defined(__AVX512BW__)
+  if (n == 64) return _mm512_cmpeq_epi8_mask(_mm512_loadu_si512(p), _mm512_set1_epi8('\n'));
+#elif defined(__SSE2__)
+  if (n == 64) {
+    const __m128i nl = _mm_set1_epi8('\n');
+    for (int k = 0; k < 4; ++k) {
+      const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 16 * k));
+      mask |= static_cast<std::uint64_t>(static_cast<unsigned>(_mm_movemask_epi8(_mm_cmpeq_epi8(v, nl)))) << (16 * k);
+    }
+    return mask;
+  }
+#endif
+  for (std::size_t k = 0; k < n; ++k) mask |= static_cast<std::uint64_t>(p[k] == '\n') << k;
+  return mask;
+}
+
+// Pass 1 of the bucketed route over one chunk: its newlines (as count_newlines) and its entries per row
+// bucket (counts[b] for rows [b << shift, ...)). Line starts come from a newline bit mask of each 64-byte
+// block, so lines are counted independently of each other (a scan from line to line waited on the
+// previous line's end: ~10 ns per line). Each line is told apart as parse_chunk does; at the first line
+// whose row index parse_chunk would refuse, counting entries stops (pass 2 reports that line), the
+// newlines are still all counted.
+void count_bucket_rows(const BodyContext& ctx, Chunk& c, int shift, std::int64_t* counts) {
+  const char* const first = ctx.text.data() + c.begin;
+  const char* const end = ctx.text.data() + c.end;
+  const std::uint64_t rows = static_cast<std::uint64_t>(ctx.h->rows);
+  bool counting = true;
+  // The line starting at p (p < end).
+  auto line_at = [&](const char* p) {
+    std::uint64_t i = 0;
+    const char* q;
+    if (static_cast<unsigned>(*p - '1') <= 8 && end - p >= 8 && (q = parse_index_swar(p, i)) && at_token_end(q, end) &&
+        i <= rows) {  // the common line: digits at its start
+      ++counts[(i - 1) >> shift];
+      return;
+    }
+    while (p < end && (*p == ' ' || *p == '\t')) ++p;
+    if (p == end) return;
+    if (*p == '\n' || *p == '\r' || *p == '%' || *p == '\v' || *p == '\f') {  // blank or comment line
+      if (*p == '%') return;
+      while (p < end && is_blank(*p)) ++p;
+      if (p == end || *p == '\n') return;
+    }
+    bool ov = false;
+    q = end - p >= 8 ? parse_index_swar(p, i) : nullptr;
+    if (!q) q = parse_u64(p, end, i, ov);
+    if (!q || !at_token_end(q, end) || ov || i == 0 || i > rows) {
+      counting = false;
+      return;
+    }
+    ++counts[(i - 1) >> shift];
+  };
+  std::int64_t newlines = 0;
+  if (first < end) line_at(first);
+  for (const char* block = first; block < end; block += 64) {
+    std::uint64_t mask = newline_mask(block, static_cast<std::size_t>(std::min<std::ptrdiff_t>(64, end - block)));
+    newlines += __builtin_popcountll(mask);
+    for (; mask && counting; mask &= mask - 1) {
+      const char* p = block + __builtin_ctzll(mask) + 1;
+      if (p < end) line_at(p);
+    }
+  }
+  c.newlines = newlines;
+}
 
 // Parses one chunk into slots [0, c.capacity) of `sink`. Stops at the first error.
 template <MmFormat F, MmField V, class Sink>
@@ -623,7 +696,8 @@ struct RawArray {
 
 namespace {
 
-// The body cut into chunks, each with its first line number and its slot range (pass 1).
+// The body cut into chunks at line boundaries; pass 1 (count_lines, or the row count of the bucketed
+// route) gives each its first line number and its slot range.
 struct BodyPlan {
   ParsedHeader ph;
   int threads = 1;
@@ -668,12 +742,13 @@ BodyPlan plan_body(std::string_view text, const std::string& src, const ReadOpti
     chunks.push_back(c);
     start = stop;
   }
-  const std::int64_t nc = static_cast<std::int64_t>(chunks.size());
+  return plan;
+}
 
-  // Pass 1: newlines per chunk -> line numbers and slot ranges.
-#pragma omp parallel for schedule(dynamic, 1) num_threads(threads) if (nc > 1)
-  for (std::int64_t k = 0; k < nc; ++k)
-    chunks[k].newlines = count_newlines(text.data() + chunks[k].begin, chunks[k].end - chunks[k].begin);
+// After pass 1 (every chunk's newlines): each chunk's first line number and its slot range.
+void assign_slots(BodyPlan& plan, std::string_view text) {
+  std::vector<Chunk>& chunks = plan.chunks;
+  const std::size_t body_bytes = text.size() - plan.ph.body_offset;
   std::int64_t line = plan.ph.body_first_line, slot = 0;
   for (auto& c : chunks) {
     c.first_line = line;
@@ -686,7 +761,16 @@ BodyPlan plan_body(std::string_view text, const std::string& src, const ReadOpti
   }
   plan.total_capacity = slot;
   plan.end_line = line - ((body_bytes > 0 && text.back() != '\n') ? 0 : 1) + 1;
-  return plan;
+}
+
+// Pass 1 on its own: newlines per chunk, then line numbers and slot ranges.
+void count_lines(BodyPlan& plan, std::string_view text) {
+  std::vector<Chunk>& chunks = plan.chunks;
+  const std::int64_t nc = static_cast<std::int64_t>(chunks.size());
+#pragma omp parallel for schedule(dynamic, 1) num_threads(plan.threads) if (nc > 1)
+  for (std::int64_t k = 0; k < nc; ++k)
+    chunks[k].newlines = count_newlines(text.data() + chunks[k].begin, chunks[k].end - chunks[k].begin);
+  assign_slots(plan, text);
 }
 
 // After pass 2: the first error in file order, else a count that differs from the size line's, throws.
@@ -869,88 +953,119 @@ bool starts_sorted(const BodyPlan& plan, std::string_view text) {
   return true;
 }
 
-// load_matrix's route for a general coordinate file in random order: pass 2 parses every entry
-// straight into the conversion's row buckets (BucketSink), then io_detail::buckets_to_csr sorts them.
-// Threads take chunks dynamically, each chunk filling its own range of one arena. Every other file goes
-// the COO route.
+std::atomic<std::int64_t> bucket_route_taken{0}, bucket_route_fell_back{0};
+
+// load_matrix's route for a general coordinate file in random order: pass 1 counts each chunk's entries
+// per row bucket (count_bucket_rows), pass 2 parses every entry into its (chunk, bucket) range of the
+// output (PlacedBucketSink), then io_detail::sort_buckets_in_place sorts each bucket where it lies.
+// Every other file goes the COO route, with pass 1 counting newlines only.
 Csr<double> parse_body_csr(BodyPlan& plan, std::string_view text, const std::string& src, const ReadOptions& opts) {
   const MmHeader& h = plan.ph.header;
   io_detail::BucketLayout layout;
-  // Each chunk keeps a cursor per bucket: with more chunks x buckets than entries (tiny chunks, as tests
-  // and the fuzzer ask for) that bookkeeping would outweigh the entries, so such parses keep the COO route.
-  if (h.format != MmFormat::coordinate || h.symmetry != MmSymmetry::general ||
-      !io_detail::packed_bucket_layout(h.rows, h.cols, layout) ||
-      static_cast<std::int64_t>(plan.chunks.size()) * layout.buckets > plan.total_capacity || starts_sorted(plan, text))
-    return coo_to_csr_consume(std::move(parse_body_coo(plan, text, src, opts).coo));
-
   std::vector<Chunk>& chunks = plan.chunks;
   const std::int64_t nc = static_cast<std::int64_t>(chunks.size());
+  const std::size_t body_bytes = text.size() - plan.ph.body_offset;
+  auto coo_route = [&] {
+    count_lines(plan, text);
+    return coo_to_csr_consume(std::move(parse_body_coo(plan, text, src, opts).coo));
+  };
+  // Each chunk keeps a count and a cursor per bucket: with more chunks x buckets than the body has bytes
+  // (tiny chunks, as tests and the fuzzer ask for) that bookkeeping would outweigh the entries, so such
+  // parses keep the COO route.
+  if (h.format != MmFormat::coordinate || h.symmetry != MmSymmetry::general ||
+      !io_detail::packed_bucket_layout(h.rows, h.cols, layout) ||
+      static_cast<std::uint64_t>(nc) * static_cast<std::uint64_t>(layout.buckets) > body_bytes ||
+      starts_sorted(plan, text))
+    return coo_route();
+
   const std::int64_t nb = layout.buckets;
-  // One sink per chunk, chunks taken dynamically as on the COO route (a static split lost 13% in median
-  // at 2 threads on the dev VM, whose two cores often run at different speeds). A chunk's blocks are
-  // small enough that its open blocks (one per bucket, partly empty at the end) add at most a quarter
-  // to its entries, and at most 512 entries (6 KB: the open blocks of 256 buckets stay in L2, as pass
-  // A's write cursors did). All chunks share one arena, each its own range.
-  std::vector<BucketSink> sinks(static_cast<std::size_t>(nc));
-  std::vector<std::int64_t> first_slot(static_cast<std::size_t>(nc) + 1, 0);
-  for (std::int64_t k = 0; k < nc; ++k) {
-    BucketSink& sink = sinks[static_cast<std::size_t>(k)];
-    const std::int64_t capacity = chunks[static_cast<std::size_t>(k)].capacity;
-    sink.block = std::clamp<std::int64_t>(capacity / (nb * 4), 16, 512);
-    // Every entry fits: each bucket the chunk opens (at most one per entry) leaves at most its last block
-    // partly empty.
-    const std::int64_t blocks = (capacity + sink.block - 1) / sink.block + std::min(nb, capacity);
-    first_slot[static_cast<std::size_t>(k) + 1] = first_slot[static_cast<std::size_t>(k)] + blocks * sink.block;
-  }
-  const auto slots = static_cast<std::size_t>(first_slot[static_cast<std::size_t>(nc)]);
-  const std::unique_ptr<std::uint32_t[]> keys(new std::uint32_t[std::max<std::size_t>(slots, 1)]);
-  const std::unique_ptr<double[]> vals(new double[std::max<std::size_t>(slots, 1)]);
-  io_detail::advise_huge_pages(keys.get(), slots * sizeof(std::uint32_t));
-  io_detail::advise_huge_pages(vals.get(), slots * sizeof(double));
-  const ChunkParser<BucketSink> parse = chunk_parser<BucketSink>(h);
   const BodyContext ctx{&h, text};
+  // Pass 1: newlines and entries per bucket, chunk by chunk (range[k * nb + b]: chunk k's count in
+  // bucket b, then its first slot).
+  std::vector<std::int64_t> range(static_cast<std::size_t>(nc * nb), 0);
 #ifdef SPKIT_CONVERSION_TRACE
-  const double parse_start = omp_get_wtime();
+  double phase_start = omp_get_wtime();
 #endif
 #pragma omp parallel for schedule(dynamic, 1) num_threads(plan.threads) if (nc > 1)
+  for (std::int64_t k = 0; k < nc; ++k) count_bucket_rows(ctx, chunks[static_cast<std::size_t>(k)], layout.shift, range.data() + k * nb);
+  assign_slots(plan, text);
+  std::vector<std::int64_t> bucket_start(static_cast<std::size_t>(nb) + 1, 0);
+  std::int64_t slots = 0;
+  for (std::int64_t b = 0; b < nb; ++b) {
+    bucket_start[static_cast<std::size_t>(b)] = slots;
+    for (std::int64_t k = 0; k < nc; ++k) {
+      std::int64_t& r = range[static_cast<std::size_t>(k * nb + b)];
+      const std::int64_t count = r;
+      r = slots;
+      slots += count;
+    }
+  }
+  bucket_start[static_cast<std::size_t>(nb)] = slots;
+#ifdef SPKIT_CONVERSION_TRACE
+  std::fprintf(stderr, "pass 1 (newlines + entries per row bucket)      %8.2f ms\n", 1e3 * (omp_get_wtime() - phase_start));
+  phase_start = omp_get_wtime();
+#endif
+
+  // The output, sized for every counted entry; its column array holds the packed keys until pass B.
+  Csr<double> csr;
+  csr.rows = h.rows;
+  csr.cols = h.cols;
+  io_detail::resize_huge(csr.col_idx, static_cast<std::size_t>(slots));
+  io_detail::resize_huge(csr.values, static_cast<std::size_t>(slots));
+#ifdef SPKIT_CONVERSION_TRACE
+  std::fprintf(stderr, "output allocated                                %8.2f ms\n", 1e3 * (omp_get_wtime() - phase_start));
+  phase_start = omp_get_wtime();
+#endif
+
+  // Pass 2: chunk k's entries of bucket b go to [range[k * nb + b], its next chunk's start).
+  std::vector<std::int64_t> limit(range.size());
+  for (std::int64_t b = 0; b < nb; ++b)
+    for (std::int64_t k = 0; k < nc; ++k)
+      limit[static_cast<std::size_t>(k * nb + b)] =
+          k + 1 < nc ? range[static_cast<std::size_t>((k + 1) * nb + b)] : bucket_start[static_cast<std::size_t>(b) + 1];
+  std::vector<std::uint8_t> overflow(static_cast<std::size_t>(nc), 0);
+  const ChunkParser<PlacedBucketSink> parse = chunk_parser<PlacedBucketSink>(h);
+#pragma omp parallel for schedule(dynamic, 1) num_threads(plan.threads) if (nc > 1)
   for (std::int64_t k = 0; k < nc; ++k) {
-    BucketSink& sink = sinks[static_cast<std::size_t>(k)];
+    PlacedBucketSink sink;
     sink.shift = layout.shift;
     sink.col_bits = layout.col_bits;
     sink.row_mask = static_cast<std::uint32_t>((std::int64_t{1} << layout.shift) - 1);
-    sink.keys = keys.get();
-    sink.vals = vals.get();
-    sink.next = first_slot[static_cast<std::size_t>(k)];
-    sink.starts.resize(static_cast<std::size_t>(nb));
-    sink.cursor.assign(static_cast<std::size_t>(nb), 0);
-    sink.fill.assign(static_cast<std::size_t>(nb), sink.block);
+    sink.keys = reinterpret_cast<std::uint32_t*>(csr.col_idx.data());
+    sink.vals = csr.values.data();
+    sink.cursor = range.data() + k * nb;
+    sink.limit = limit.data() + k * nb;
     parse(ctx, chunks[static_cast<std::size_t>(k)], sink);
+    overflow[static_cast<std::size_t>(k)] = sink.overflow;
   }
-#ifdef SPKIT_CONVERSION_TRACE  // diagnostic build: the phase beside the conversion's own (src/formats/csr.cpp)
-  std::fprintf(stderr, "parse into row buckets                          %8.2f ms\n", 1e3 * (omp_get_wtime() - parse_start));
+#ifdef SPKIT_CONVERSION_TRACE
+  std::fprintf(stderr, "parse into row buckets                          %8.2f ms\n", 1e3 * (omp_get_wtime() - phase_start));
 #endif
-  check_chunks(plan, text, src);
-
-  std::vector<std::vector<io_detail::BucketSegment>> segments(static_cast<std::size_t>(nb));
-  for (std::int64_t b = 0; b < nb; ++b) {
-    auto& list = segments[static_cast<std::size_t>(b)];
-    for (const BucketSink& sink : sinks) {  // chunk order: input order
-      const auto& starts = sink.starts[static_cast<std::size_t>(b)];
-      for (std::size_t i = 0; i < starts.size(); ++i) {
-        const std::int64_t count = i + 1 < starts.size() ? sink.block : sink.fill[static_cast<std::size_t>(b)];
-        list.push_back({keys.get() + starts[i], vals.get() + starts[i], count});
-      }
-    }
+  const bool disagreed = std::any_of(overflow.begin(), overflow.end(), [](std::uint8_t o) { return o != 0; });
+  if (!disagreed) check_chunks(plan, text, src);
+  // Every range must be full: a pass 2 that placed other entries than pass 1 counted (impossible unless
+  // the two passes read a line differently) gets the plain route's result instead.
+  if (disagreed || range != limit) {
+    bucket_route_fell_back.fetch_add(1, std::memory_order_relaxed);
+    csr = Csr<double>();
+    return coo_route();
   }
-  return io_detail::buckets_to_csr(h.rows, h.cols, layout, segments, plan.threads);
+  bucket_route_taken.fetch_add(1, std::memory_order_relaxed);
+  io_detail::sort_buckets_in_place(csr, layout, bucket_start, plan.threads);
+  return csr;
 }
 
 }  // namespace
+
+io_detail::BucketRouteCounts io_detail::bucket_route_counts() {
+  return {bucket_route_taken.load(std::memory_order_relaxed), bucket_route_fell_back.load(std::memory_order_relaxed)};
+}
 
 MmMatrix parse_matrix_market(std::string_view text, std::string_view source, const ReadOptions& opts) {
   const OmpThreadsScope scope(opts.threads);
   const std::string src(source);
   BodyPlan plan = plan_body(text, src, opts);
+  count_lines(plan, text);
   return parse_body_coo(plan, text, src, opts);
 }
 

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "common/test_matrices.hpp"
+#include "io/io_util.hpp"
 #include "spkit/error.hpp"
 #include "spkit/io/matrix_market.hpp"
 #include "spkit/io/spkb.hpp"
@@ -944,6 +945,8 @@ TEST(MatrixMarketCsr, RowBucketRouteMatchesTheCooRoute) {
   std::mt19937_64 rng(seed);
   const std::tuple<std::int64_t, std::int64_t, std::int64_t> shapes[] = {
       {3001, 257, 60000}, {100000, 70000, 50000}, {1, 5000, 3000}, {7000, 1, 3000}, {513, 100003, 20000}};
+  const io_detail::BucketRouteCounts before = io_detail::bucket_route_counts();
+  std::int64_t parses = 0;
   for (const auto& [rows, cols, n] : shapes) {
     for (const char* field : {"real", "integer", "pattern"}) {
       SCOPED_TRACE(std::to_string(rows) + " x " + std::to_string(cols) + " " + field);
@@ -959,10 +962,57 @@ TEST(MatrixMarketCsr, RowBucketRouteMatchesTheCooRoute) {
           expect_same(parse_matrix_market_csr(text, "<t>", o, &h), want);
           EXPECT_EQ(h.rows, rows);
           EXPECT_EQ(h.stored_entries, n);
+          ++parses;
         }
       }
     }
   }
+  // Every one of these parses took the bucketed route, and none left it.
+  const io_detail::BucketRouteCounts after = io_detail::bucket_route_counts();
+  EXPECT_EQ(after.taken - before.taken, parses);
+  EXPECT_EQ(after.fell_back, before.fell_back);
+}
+
+// Lines the bucketed route's pass 1 must tell apart exactly as the parser does (it counts entries per
+// row bucket by a row index at each line start): entries after spaces, tabs, \v or \f, CRLF line ends,
+// blank lines of blanks, comments, trailing blanks, and no newline at the end. Chunks of 4 KiB put such
+// lines at chunk starts too.
+TEST(MatrixMarketCsr, RowBucketRouteReadsEveryLineFormLikeTheCooRoute) {
+  const std::uint64_t seed = seed_now();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::mt19937_64 rng(seed);
+  const std::int64_t rows = 3000, cols = 2000, n = 20000;
+  std::string text = "%%MatrixMarket matrix coordinate real general\n" + std::to_string(rows) + " " + std::to_string(cols) +
+                     " " + std::to_string(n) + "\n";
+  const char* prefixes[] = {"", "", "", " ", "\t", "  \t ", "\v", "\f", " \r"};
+  const char* blank_lines[] = {"\n", "   \n", "\t\r\n", "% a comment 7 7 7\n", "%\n", " % indented comment\n"};
+  for (std::int64_t k = 0; k < n; ++k) {
+    if (rng() % 13 == 0) text += blank_lines[rng() % 6];
+    text += prefixes[rng() % 9];
+    text += std::to_string(rng() % rows + 1) + (rng() % 4 ? " " : " \t ") + std::to_string(rng() % cols + 1) + " ";
+    char buf[32];
+    text.append(buf, std::to_chars(buf, buf + sizeof buf, order_sensitive_value(rng)).ptr);
+    if (rng() % 7 == 0) text += " \t";
+    if (k + 1 < n) text += rng() % 5 == 0 ? "\r\n" : "\n";
+  }
+  ReadOptions one;
+  one.threads = 1;
+  one.chunk_bytes = 1 << 30;
+  const Csr<double> want = coo_to_csr(parse_matrix_market(text, "<t>", one).coo);
+  const io_detail::BucketRouteCounts before = io_detail::bucket_route_counts();
+  std::int64_t parses = 0;
+  for (int threads : {1, 2, 3}) {
+    for (std::size_t chunk : {std::size_t{0}, std::size_t{4096}}) {
+      ReadOptions o;
+      o.threads = threads;
+      o.chunk_bytes = chunk;
+      expect_same(parse_matrix_market_csr(text, "<t>", o), want);
+      ++parses;
+    }
+  }
+  const io_detail::BucketRouteCounts after = io_detail::bucket_route_counts();
+  EXPECT_EQ(after.taken - before.taken, parses);
+  EXPECT_EQ(after.fell_back, before.fell_back);
 }
 
 // Errors on the row-bucket route name the same line as on the COO route.
@@ -974,7 +1024,18 @@ TEST(MatrixMarketCsr, RowBucketRouteReportsErrorsLikeTheCooRoute) {
   const std::string bad_value = good.substr(0, mid) + "5 5 x1\n" + good.substr(mid);
   const std::string too_few = good.substr(0, good.rfind('\n', good.size() - 2) + 1);  // last entry dropped
   const std::string too_many = good + "1 1 1\n";
-  for (const std::string* text : std::vector<const std::string*>{&bad_value, &too_few, &too_many}) {
+  // Row indices pass 1 stops counting at (it counts entries by row index): zero, beyond the rows, not a
+  // number, a sign, a row index alone; one in the middle, one as the very first entry.
+  std::vector<std::string> texts = {bad_value, too_few, too_many};
+  for (const char* line : {"0 5 1.0\n", "2001 5 1.0\n", "x 5 1.0\n", "-3 5 1.0\n", "12\n", "99999999999999999999 1 1\n"}) {
+    texts.push_back(good.substr(0, mid) + line + good.substr(mid));
+    texts.push_back(good.substr(0, body) + line + good.substr(body));
+  }
+  for (const std::string* text : [&] {
+         std::vector<const std::string*> v;
+         for (const std::string& t : texts) v.push_back(&t);
+         return v;
+       }()) {
     for (int threads : {1, 3}) {
       ReadOptions o;
       o.threads = threads;
