@@ -969,12 +969,11 @@ Csr<double> parse_body_csr(BodyPlan& plan, std::string_view text, const std::str
     count_lines(plan, text);
     return coo_to_csr_consume(std::move(parse_body_coo(plan, text, src, opts).coo));
   };
-  // Each chunk keeps a count and a cursor per bucket: with more chunks x buckets than the body has bytes
-  // (tiny chunks, as tests and the fuzzer ask for) that bookkeeping would outweigh the entries, so such
-  // parses keep the COO route.
+  // Each (chunk, bucket) pair keeps a slot and a limit (16 bytes): parses where that bookkeeping would
+  // outgrow the text itself (tiny chunks, as tests and the fuzzer ask for) keep the COO route.
   if (h.format != MmFormat::coordinate || h.symmetry != MmSymmetry::general ||
       !io_detail::packed_bucket_layout(h.rows, h.cols, layout) ||
-      static_cast<std::uint64_t>(nc) * static_cast<std::uint64_t>(layout.buckets) > body_bytes ||
+      static_cast<std::uint64_t>(nc) * static_cast<std::uint64_t>(layout.buckets) * 16 > body_bytes ||
       starts_sorted(plan, text))
     return coo_route();
 
@@ -1001,6 +1000,9 @@ Csr<double> parse_body_csr(BodyPlan& plan, std::string_view text, const std::str
     }
   }
   bucket_start[static_cast<std::size_t>(nb)] = slots;
+  // More entries than the size line declares: an error, which the COO route reports at its line while
+  // sizing its arrays by the declared count, not by the file.
+  if (slots > plan.declared) return coo_route();
 #ifdef SPKIT_CONVERSION_TRACE
   std::fprintf(stderr, "pass 1 (newlines + entries per row bucket)      %8.2f ms\n", 1e3 * (omp_get_wtime() - phase_start));
   phase_start = omp_get_wtime();
