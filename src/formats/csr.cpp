@@ -675,9 +675,9 @@ void sort_buckets_in_place(Csr<double>& csr, const BucketLayout& layout, const s
       // scatter would otherwise take them from memory one by one, between its stores.
       std::uint64_t touched = 0;
       for (std::int64_t k = 0; k < n; k += 8) {
-        std::uint64_t b;
-        std::memcpy(&b, vals + first + k, sizeof b);
-        touched ^= b;
+        std::uint64_t word;
+        std::memcpy(&word, vals + first + k, sizeof word);
+        touched ^= word;
       }
       __asm__ volatile("" : : "r"(touched));  // the loads are the point: keep them
       return PackedEntries<double>{keys + first, vals + first, layout.col_bits};

@@ -1015,6 +1015,38 @@ TEST(MatrixMarketCsr, RowBucketRouteReadsEveryLineFormLikeTheCooRoute) {
   EXPECT_EQ(after.fell_back, before.fell_back);
 }
 
+// A row bucket of more than 2^20 entries (a few very long rows) is copied out of the output before it is
+// sorted (sort_bucket would otherwise sort in the array it reads): same result as the COO route.
+TEST(MatrixMarketCsr, RowBucketRouteSortsAHugeBucket) {
+  std::mt19937_64 rng(11);
+  // 600 rows make buckets of 4 rows; rows 1-4 hold ~1.08 M entries (one bucket), in random order.
+  const std::int64_t rows = 600, cols = 5000000, n = 1200000;
+  std::string text = "%%MatrixMarket matrix coordinate real general\n" + std::to_string(rows) + " " + std::to_string(cols) +
+                     " " + std::to_string(n) + "\n";
+  text.reserve(static_cast<std::size_t>(n) * 24);
+  for (std::int64_t k = 0; k < n; ++k) {
+    // Columns from a small range in part, so that rows repeat columns (duplicates summed in input order).
+    const std::int64_t c = (k % 3 == 0) ? static_cast<std::int64_t>(rng() % 1000) : static_cast<std::int64_t>(rng() % cols);
+    const std::int64_t r = k % 10 == 0 ? static_cast<std::int64_t>(rng() % rows) : static_cast<std::int64_t>(rng() % 4);
+    text += std::to_string(r + 1) + " " + std::to_string(c + 1) + " ";
+    char buf[32];
+    text.append(buf, std::to_chars(buf, buf + sizeof buf, order_sensitive_value(rng)).ptr);
+    text += "\n";
+  }
+  ReadOptions one;
+  one.threads = 1;
+  const Csr<double> want = coo_to_csr(parse_matrix_market(text, "<t>", one).coo);
+  const io_detail::BucketRouteCounts before = io_detail::bucket_route_counts();
+  for (int threads : {1, 2}) {
+    ReadOptions o;
+    o.threads = threads;
+    expect_same(parse_matrix_market_csr(text, "<t>", o), want);
+  }
+  const io_detail::BucketRouteCounts after = io_detail::bucket_route_counts();
+  EXPECT_EQ(after.taken - before.taken, 2);
+  EXPECT_EQ(after.fell_back, before.fell_back);
+}
+
 // Errors on the row-bucket route name the same line as on the COO route.
 TEST(MatrixMarketCsr, RowBucketRouteReportsErrorsLikeTheCooRoute) {
   std::mt19937_64 rng(7);
