@@ -374,7 +374,7 @@ struct BucketScratch {
   std::vector<std::pair<std::int32_t, T>> pairs;
   std::vector<std::int32_t> cols;
   std::vector<T> vals;
-  std::vector<std::uint32_t> gathered_keys;  // a bucket that arrives in pieces, made contiguous
+  std::vector<std::uint32_t> gathered_keys;  // a bucket too large to sort where it lies, copied out
   std::vector<T> gathered_vals;
   double ms[4] = {0, 0, 0, 0};  // trace build: count, scatter, row sorts, copy out
 };

@@ -440,6 +440,20 @@ struct BodyContext {
   std::string_view text;
 };
 
+// Where the entry on the line starting at p begins (after leading blanks), or null for a blank or comment
+// line (also one that runs to the chunk's end). The one rule both passes of the bucketed route use: pass 1
+// must count exactly the lines pass 2 parses.
+inline const char* entry_start(const char* p, const char* end) {
+  while (p < end && (*p == ' ' || *p == '\t')) ++p;
+  if (p == end) return nullptr;
+  if (*p == '\n' || *p == '\r' || *p == '%' || *p == '\v' || *p == '\f') {
+    if (*p == '%') return nullptr;
+    while (p < end && is_blank(*p)) ++p;  // other blanks, then an entry or the end of the line
+    if (p == end || *p == '\n') return nullptr;
+  }
+  return p;
+}
+
 // Where parse_chunk puts the chunk's entry n: its COO slot (ArraySink, pointers at the chunk's first
 // slot; no row/col arrays for array files) or its row bucket's range of the output (PlacedBucketSink, below).
 struct ArraySink {
@@ -512,7 +526,7 @@ inline std::uint64_t newline_mask(const char* p, std::size_t n) {
 // Pass 1 of the bucketed route over one chunk: its newlines (as count_newlines) and its entries per row
 // bucket (counts[b] for rows [b << shift, ...)). Line starts come from a newline bit mask of each 64-byte
 // block, so lines are counted independently of each other (a scan from line to line waited on the
-// previous line's end: ~10 ns per line). Each line is told apart as parse_chunk does; at the first line
+// previous line's end: ~10 ns per line). Lines are told apart by entry_start, as in parse_chunk; at the first line
 // whose row index parse_chunk would refuse, counting entries stops (pass 2 reports that line), the
 // newlines are still all counted.
 void count_bucket_rows(const BodyContext& ctx, Chunk& c, int shift, std::int64_t* counts) {
@@ -529,13 +543,8 @@ void count_bucket_rows(const BodyContext& ctx, Chunk& c, int shift, std::int64_t
       ++counts[(i - 1) >> shift];
       return;
     }
-    while (p < end && (*p == ' ' || *p == '\t')) ++p;
-    if (p == end) return;
-    if (*p == '\n' || *p == '\r' || *p == '%' || *p == '\v' || *p == '\f') {  // blank or comment line
-      if (*p == '%') return;
-      while (p < end && is_blank(*p)) ++p;
-      if (p == end || *p == '\n') return;
-    }
+    p = entry_start(p, end);
+    if (!p) return;  // blank or comment line
     bool ov = false;
     q = end - p >= 8 ? parse_index_swar(p, i) : nullptr;
     if (!q) q = parse_u64(p, end, i, ov);
@@ -576,22 +585,12 @@ void parse_chunk(const BodyContext& ctx, Chunk& c, Sink& sink) {
   };
   while (p < end) {
     line = p;
-    while (p < end && (*p == ' ' || *p == '\t')) ++p;
-    if (p == end) break;
-    if (*p == '\n' || *p == '\r' || *p == '%' || *p == '\v' || *p == '\f') {  // blank or comment line
-      const void* nl = std::memchr(p, '\n', static_cast<std::size_t>(end - p));
-      if (*p != '%') {
-        const char* q = p;
-        while (q < end && is_blank(*q)) ++q;
-        if (q < end && *q != '\n') {
-          p = q;  // whitespace then an entry: parse it below
-          goto entry;
-        }
-      }
+    p = entry_start(line, end);
+    if (!p) {  // blank or comment line
+      const void* nl = std::memchr(line, '\n', static_cast<std::size_t>(end - line));
       p = nl ? static_cast<const char*>(nl) + 1 : end;
       continue;
     }
-  entry:
     if (n == cap) return fail("more entries than the size line declares");  // only reachable with extra lines
     std::int32_t entry_row = 0, entry_col = 0;
     double entry_value = 1.0;  // pattern
@@ -682,14 +681,6 @@ class OmpThreadsScope {
  private:
   int saved_;
   bool active_;
-};
-
-// Buffers sized without zero-filling: every slot is written before it is read.
-template <class T>
-struct RawArray {
-  std::unique_ptr<T[]> p;
-  explicit RawArray(std::size_t n) : p(n ? new T[n] : nullptr) {}
-  T* get() const { return p.get(); }
 };
 
 }  // namespace
