@@ -3,7 +3,7 @@
 // Reading: the banner, comments and size line are parsed serially; the body is cut into chunks at
 // line boundaries. Pass 1 counts the newlines of every chunk (in parallel): that gives each chunk its
 // first line number and an upper bound of the entries it holds, so pass 2 parses every chunk (in
-// parallel, std::from_chars for values, a hand-written loop for indices) straight into its slice of
+// parallel; io_detail::parse_decimal or std::from_chars for values, SWAR for indices) straight into its slice of
 // the output arrays. Slices that held blank or comment lines are closed up afterwards.
 // load_matrix / parse_matrix_market_csr on a general coordinate file in random order skip the COO
 // arrays: pass 1 also counts each chunk's entries per row bucket, pass 2 puts each entry straight into
@@ -34,6 +34,7 @@
 #include <emmintrin.h>
 #endif
 
+#include "io/decimal.hpp"
 #include "io/io_util.hpp"
 #include "spkit/error.hpp"
 #include "spkit/io/spkb.hpp"
@@ -218,8 +219,11 @@ inline const char* parse_real_fast(const char* p, const char* end, double& out) 
 
 // A real value: optional '+', then std::from_chars (general format). Values too small for double
 // round to zero (as strtod and the reference readers do); NaN and Inf are refused.
-// Files whose values mostly have 17 significant digits (shortest round-trip text of random doubles)
-// miss the fast path; after a sample of misses the chunk goes straight to std::from_chars.
+// With AVX-512 VBMI2, io_detail::parse_decimal takes the common tokens first (any value a normal double
+// with at most 19 significant digits, bit for bit std::from_chars' result), 33 bytes or more before the
+// chunk's end. Without it, Clinger's fast path (parse_real_fast) takes short values; files whose values
+// mostly have 17 significant digits miss it, and after a sample of misses the chunk goes straight to
+// std::from_chars.
 struct FastPathStats {
   std::int64_t tries = 0, misses = 0;
   bool enabled = true;
@@ -227,6 +231,11 @@ struct FastPathStats {
 
 inline const char* parse_real(const char* p, const char* end, double& out, ValueError& err, FastPathStats& fp) {
   err = ValueError::none;
+#if SPKIT_HAVE_SIMD_DECIMAL
+  if (end - p >= 33) {
+    if (const char* q = io_detail::parse_decimal(p, end, out)) return q;
+  }
+#endif
   if (fp.enabled) {
     const char* q = parse_real_fast(p, end, out);  // never takes "+-1" or "++1"
     ++fp.tries;
