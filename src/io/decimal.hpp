@@ -26,6 +26,21 @@
 
 namespace spkit::io_detail {
 
+// The blanks that separate a Matrix Market line's words (the newline ends the line, so it is not one).
+inline bool is_blank(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f'; }
+
+// Clinger's fast path: w <= 2^53 and 10^|q| with |q| <= 22 are exact doubles, so w * 10^q (or w / 10^-q) is
+// one IEEE operation and rounds correctly. False outside that case.
+inline bool clinger(std::uint64_t w, int q, bool negative, double& out) {
+  static constexpr double kExactPow10[23] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
+                                             1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+  if (w > (std::uint64_t{1} << 53) || q < -22 || q > 22) return false;
+  const double m = static_cast<double>(w);
+  const double r = q < 0 ? m / kExactPow10[-q] : m * kExactPow10[q];
+  out = negative ? -r : r;
+  return true;
+}
+
 // 5^q scaled into [2^127, 2^128): exact for q >= 0 (5^55 < 2^128), rounded down for q < 0.
 struct PowerOfFive {
   std::uint64_t hi = 0, lo = 0;
@@ -162,10 +177,7 @@ __attribute__((always_inline)) inline const char* parse_decimal(const char* p, c
     exponent = exponent_negative ? -x : x;
     token_end = e;
   }
-  if (token_end < end) {
-    const char c = *token_end;
-    if (!(c == ' ' || c == '\n' || c == '\t' || c == '\r' || c == '\v' || c == '\f')) return nullptr;
-  }
+  if (token_end < end && !is_blank(*token_end) && *token_end != '\n') return nullptr;
   const std::uint32_t nonzero = digits & _mm256_cmpneq_epi8_mask(text, _mm256_set1_epi8('0'));
   if (nonzero == 0) {
     out = negative ? -0.0 : 0.0;
@@ -189,18 +201,10 @@ __attribute__((always_inline)) inline const char* parse_decimal(const char* p, c
   const auto g23 = static_cast<std::uint64_t>(_mm256_extract_epi64(groups, 2));  // bytes 16-23 | 24-31
   const std::uint64_t w = (g01 >> 32) * 10000000000000000ULL + (g23 & 0xFFFFFFFFULL) * 100000000ULL + (g23 >> 32);
   // Eisel-Lemire first: it decides all but exact doubles and halves with q < 0 (0.5, 2.25), which Clinger
-  // then takes when w and 10^|q| are exact; ordered so, a file of 16- and 17-digit values takes one branch.
+  // then takes; ordered so, a file of 16- and 17-digit values takes one branch.
   if (exponent >= kMinDecimalExponent && exponent <= kMaxDecimalExponent && decimal_to_double(w, exponent, negative, out))
     return token_end;
-  if (w <= (std::uint64_t{1} << 53) && exponent >= -22 && exponent <= 22) {
-    // Clinger: w and 10^|exponent| are exact doubles, so one IEEE operation rounds correctly.
-    static constexpr double kPow10[23] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
-                                          1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
-    const double m = static_cast<double>(w);
-    const double r = exponent < 0 ? m / kPow10[-exponent] : m * kPow10[exponent];
-    out = negative ? -r : r;
-    return token_end;
-  }
+  if (clinger(w, exponent, negative, out)) return token_end;
   return nullptr;
 }
 #endif

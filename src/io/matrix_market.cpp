@@ -63,7 +63,7 @@ namespace {
 
 constexpr std::int64_t kMaxIndex = std::numeric_limits<std::int32_t>::max();
 
-inline bool is_blank(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f'; }
+using io_detail::is_blank;
 
 std::string lower(std::string_view s) {
   std::string out(s);
@@ -168,16 +168,19 @@ inline const char* parse_index_swar(const char* p, std::uint64_t& out) {
   return p + digits;
 }
 
+// An index: 8 bytes at once where 8 bytes remain and it is 1 to 7 digits, else parse_u64.
+inline const char* parse_index(const char* p, const char* end, std::uint64_t& out, bool& overflow) {
+  overflow = false;
+  const char* q = end - p >= 8 ? parse_index_swar(p, out) : nullptr;
+  return q ? q : parse_u64(p, end, out, overflow);
+}
+
 enum class ValueError { none, bad, nan, inf };
 
 inline bool at_token_end(const char* p, const char* end) { return p == end || is_blank(*p) || *p == '\n'; }
 
-constexpr double kExactPow10[23] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
-                                    1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
-
-// Clinger's fast path: a decimal whose digits form an integer m <= 2^53 and whose power of ten is
-// within 10^±22 is m * 10^e or m / 10^-e, both exact operands, so one IEEE operation rounds correctly.
-// Returns null when the text is outside that case; the caller then uses std::from_chars.
+// A decimal whose digits form an integer m <= 2^53 and whose power of ten is within 10^±22, by
+// io_detail::clinger. Returns null when the text is outside that case; the caller then uses std::from_chars.
 inline const char* parse_real_fast(const char* p, const char* end, double& out) {
   const char* q = p;
   bool neg = false;
@@ -210,10 +213,7 @@ inline const char* parse_real_fast(const char* p, const char* end, double& out) 
     if (xd == 0 || xd == 4) return nullptr;
     e += eneg ? -x : x;
   }
-  if (!at_token_end(q, end) || m > (std::uint64_t(1) << 53) || e < -22 || e > 22) return nullptr;
-  const double v = static_cast<double>(m);
-  out = e < 0 ? v / kExactPow10[-e] : v * kExactPow10[e];
-  if (neg) out = -out;
+  if (!at_token_end(q, end) || !io_detail::clinger(m, e, neg, out)) return nullptr;
   return q;
 }
 
@@ -545,18 +545,13 @@ void count_bucket_rows(const BodyContext& ctx, Chunk& c, int shift, std::int64_t
   bool counting = true;
   // The line starting at p (p < end).
   auto line_at = [&](const char* p) {
-    std::uint64_t i = 0;
-    const char* q;
-    if (static_cast<unsigned>(*p - '1') <= 8 && end - p >= 8 && (q = parse_index_swar(p, i)) && at_token_end(q, end) &&
-        i <= rows) {  // the common line: digits at its start
-      ++counts[(i - 1) >> shift];
-      return;
+    if (static_cast<unsigned>(*p - '1') > 8) {  // not the common line, digits at its start
+      p = entry_start(p, end);
+      if (!p) return;  // blank or comment line
     }
-    p = entry_start(p, end);
-    if (!p) return;  // blank or comment line
+    std::uint64_t i = 0;
     bool ov = false;
-    q = end - p >= 8 ? parse_index_swar(p, i) : nullptr;
-    if (!q) q = parse_u64(p, end, i, ov);
+    const char* q = parse_index(p, end, i, ov);
     if (!q || !at_token_end(q, end) || ov || i == 0 || i > rows) {
       counting = false;
       return;
@@ -606,16 +601,14 @@ void parse_chunk(const BodyContext& ctx, Chunk& c, Sink& sink) {
     if (F == MmFormat::coordinate) {
       std::uint64_t i = 0, j = 0;
       bool ov = false;
-      const char* q = end - p >= 8 ? parse_index_swar(p, i) : nullptr;
-      if (!q) q = parse_u64(p, end, i, ov);
+      const char* q = parse_index(p, end, i, ov);
       if (!q || !at_token_end(q, end)) return fail("row index " + quote(token_at(p, end)) + " is not a positive integer");
       if (ov || i == 0 || i > rows)
         return fail("row index " + quote(token_at(p, end)) + " is outside 1.." + std::to_string(rows));
       p = q;
       while (p < end && is_blank(*p)) ++p;
       if (p == end || *p == '\n') return fail("entry has a row index but no column index");
-      q = end - p >= 8 ? parse_index_swar(p, j) : nullptr;
-      if (!q) q = parse_u64(p, end, j, ov);
+      q = parse_index(p, end, j, ov);
       if (!q || !at_token_end(q, end)) return fail("column index " + quote(token_at(p, end)) + " is not a positive integer");
       if (ov || j == 0 || j > cols)
         return fail("column index " + quote(token_at(p, end)) + " is outside 1.." + std::to_string(cols));
