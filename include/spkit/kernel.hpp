@@ -1,6 +1,7 @@
 #pragma once
-// The kernel contract and THE registry. A kernel separates planning (conversion, partitioning,
-// upload, workspace) from running, so nothing but the product itself sits in a timed loop.
+// The SpMV kernel contract and its registry. A kernel separates planning (conversion, partitioning,
+// upload, workspace: its constructor) from running (run: the product and nothing else), so a plan is
+// made once and run many times, and whoever measures it (the harness, src/harness) times run() alone.
 // Everything that lists or runs kernels (spkit kernels, spkit spmv, spkit bench, the tests, the
 // auto-selector) iterates registry(); there is no second list anywhere.
 #include <cstdint>
@@ -10,19 +11,24 @@
 #include <string_view>
 #include <vector>
 
+#include "spkit/error.hpp"
 #include "spkit/formats/csr.hpp"
+#include "spkit/precision.hpp"
+#include "spkit/registry.hpp"
 
 namespace spkit {
 
 enum class Format { coo, csr, ell, hll, hyb, bmsparse, sell, bsr, rsb, dia };
 enum class Backend { cpu, cuda };
-enum class Precision { f32, f64 };
 
 std::string_view to_string(Format f);
 std::string_view to_string(Backend b);
-std::string_view to_string(Precision p);
-template <class T>
-constexpr Precision precision_of() { return sizeof(T) == 4 ? Precision::f32 : Precision::f64; }
+
+// A CUDA stream as an opaque handle (a cudaStream_t), so that public headers need no CUDA. The null
+// handle is the legacy default stream.
+struct Stream {
+  void* handle = nullptr;
+};
 
 // What a plan is made with. Fields a kernel doesn't use are ignored.
 struct PlanOptions {
@@ -38,15 +44,20 @@ struct TimingOptions {
   bool flush_cache = false;  // GPU: evict L2 between runs (untimed) to measure cold-cache SpMV
 };
 
-// One SpMV y = A x prepared for one matrix. x and y passed to run() live in the kernel's memory
-// space (host for cpu, device for cuda); time() takes host vectors and handles the transfers
-// outside the timed region.
+// One SpMV prepared for one matrix (format converted, work partitioned, arrays uploaded).
 template <class T>
 class SpmvPlan {
  public:
   virtual ~SpmvPlan() = default;
-  virtual void run(const T* x, T* y) = 0;
-  // Runs warmup + reps products on host x, leaves A x in host y, returns each timed run's ms.
+  // y = alpha*A*x + beta*y. x (cols elements) and y (rows) live in the kernel's memory space: host memory
+  // for CPU kernels, device memory for CUDA kernels. With beta == 0, y is only written, never read (it may
+  // hold NaN). CUDA kernels enqueue their work on `stream` and return without synchronizing; CPU kernels
+  // run on the threads fixed at plan time (PlanOptions::threads), return when y is written and ignore
+  // `stream`.
+  virtual void run(T alpha, const T* x, T beta, T* y, Stream stream) = 0;
+  virtual Backend backend() const = 0;
+  // TRANSITIONAL (the harness takes over timing): runs warmup + reps products y = A x on host x, leaves
+  // A x in host y, returns each timed run's ms.
   virtual std::vector<double> time(const T* x, T* y, const TimingOptions& opts) = 0;
   // Bytes this format must move per product (matrix arrays read once, x read once, y written once),
   // counted honestly: padding included, repeated x gathers not.
@@ -58,11 +69,16 @@ class SpmvPlan {
   virtual double optimize_ms() const { return 0; }
 };
 
-// Base for host kernels: time() runs run() under a steady clock.
+// Base of host kernels.
 template <class T>
 class CpuSpmvPlan : public SpmvPlan<T> {
  public:
+  Backend backend() const final { return Backend::cpu; }
   std::vector<double> time(const T* x, T* y, const TimingOptions& opts) override;
+  // TRANSITIONAL: kernels not yet converted override this y = A x form; the adapter below accepts only
+  // alpha = 1, beta = 0. Converted kernels override run(alpha, x, beta, y, stream) instead.
+  virtual void run(const T* x, T* y);
+  void run(T alpha, const T* x, T beta, T* y, Stream stream) override;
 };
 
 template <class T>
@@ -87,11 +103,11 @@ using CostModel = std::function<CostEstimate(const MatrixStats& stats, Precision
 
 struct KernelInfo {
   std::string name;         // stable, dotted: backend.format.variant (e.g. cpu.csr.omp.nnz_balanced)
-  Format format;
-  Backend backend;
+  Format format = Format::csr;
+  Backend backend = Backend::cpu;
   bool parallel = false;    // uses PlanOptions::threads (swept by the benchmark)
   bool comparison = false;  // a vendor/third-party baseline (ref.*, cuda.cusparse.*), benchmark-only
-  std::string description;  // one line: what it does, which seed it comes from
+  std::string description;  // one line: what it does, naming the algorithm or paper it follows
   PlanFactory<float> make_f32;
   PlanFactory<double> make_f64;
   CostModel cost;           // optional: lets --kernel auto consider this kernel (see CostEstimate)
@@ -102,22 +118,32 @@ struct KernelInfo {
   }
 };
 
-class Registry {
- public:
-  void add(KernelInfo info);  // throws spkit::Error on a duplicate name
-  const std::vector<KernelInfo>& all() const { return kernels_; }
-  const KernelInfo* find(std::string_view name) const;
-  // Kernels whose name matches any of the comma-separated globs (`*`, `?`); "all" matches every one.
-  std::vector<const KernelInfo*> match(std::string_view patterns) const;
-
- private:
-  std::vector<KernelInfo> kernels_;
-};
+using Registry = RegistryOf<KernelInfo>;
 
 // The process-wide registry, filled on first use by src/kernels/registry.cpp.
 const Registry& registry();
 
-// Registers a kernel whose plan is a class template `Plan<T>` constructible as Plan<T>(csr, options).
+// Registers a kernel whose plan is a class template `Plan<T>` constructible as Plan<T>(csr, options):
+// fills info's two factories and adds it. Usage (named fields, no bare flags):
+//   KernelInfo k;
+//   k.name = "cuda.csr.vector";
+//   k.format = Format::csr;
+//   k.backend = Backend::cuda;
+//   k.description = "warp per row, shuffle reduction (Bell & Garland's CSR-vector)";
+//   k.cost = csr_vector_cost;
+//   add_kernel<CsrVectorPlan>(reg, std::move(k));
+template <template <class> class Plan>
+void add_kernel(Registry& reg, KernelInfo info) {
+  info.make_f32 = [](const Csr<float>& a, const PlanOptions& o) -> std::unique_ptr<SpmvPlan<float>> {
+    return std::make_unique<Plan<float>>(a, o);
+  };
+  info.make_f64 = [](const Csr<double>& a, const PlanOptions& o) -> std::unique_ptr<SpmvPlan<double>> {
+    return std::make_unique<Plan<double>>(a, o);
+  };
+  reg.add(std::move(info));
+}
+
+// TRANSITIONAL positional form, removed once every registration fills a KernelInfo.
 template <template <class> class Plan>
 void add_kernel(Registry& reg, std::string name, Format format, Backend backend, bool parallel,
                 std::string description, bool comparison = false, CostModel cost = {}) {
@@ -129,18 +155,7 @@ void add_kernel(Registry& reg, std::string name, Format format, Backend backend,
   info.comparison = comparison;
   info.description = std::move(description);
   info.cost = std::move(cost);
-  info.make_f32 = [](const Csr<float>& a, const PlanOptions& o) -> std::unique_ptr<SpmvPlan<float>> {
-    return std::make_unique<Plan<float>>(a, o);
-  };
-  info.make_f64 = [](const Csr<double>& a, const PlanOptions& o) -> std::unique_ptr<SpmvPlan<double>> {
-    return std::make_unique<Plan<double>>(a, o);
-  };
-  reg.add(std::move(info));
+  add_kernel<Plan>(reg, std::move(info));
 }
-
-// glob match used by Registry::match (exposed for the CLI's other filters).
-bool glob_match(std::string_view pattern, std::string_view text);
-// True when `name` matches one of the comma-separated globs of `patterns` ("all" matches every name).
-bool matches_any(std::string_view patterns, std::string_view name);
 
 }  // namespace spkit

@@ -55,8 +55,8 @@ using SpgemmFn = std::function<SpgemmResult<T>(const Csr<T>& a, const Csr<T>& b,
 
 struct SpgemmKernelInfo {
   std::string name;         // dotted: backend.format.variant (cpu.csr.gustavson, cuda.bmsparse.tc_fp16, ...)
-  Format format;            // the format the product runs in (csr or bmsparse)
-  Backend backend;
+  Format format = Format::csr;  // the format the product runs in (csr or bmsparse)
+  Backend backend = Backend::cpu;
   bool parallel = false;    // uses SpgemmOptions::threads
   bool comparison = false;  // a vendor baseline (cuda.cusparse.spgemm, ref.mkl.sp2m)
   // Precision of the block products when it differs from the value type (e.g. "fp16 in, fp32 acc"),
@@ -81,16 +81,7 @@ struct SpgemmKernelInfo {
   }
 };
 
-class SpgemmRegistry {
- public:
-  void add(SpgemmKernelInfo info);  // throws spkit::Error on a duplicate name
-  const std::vector<SpgemmKernelInfo>& all() const { return kernels_; }
-  const SpgemmKernelInfo* find(std::string_view name) const;
-  std::vector<const SpgemmKernelInfo*> match(std::string_view patterns) const;  // globs, "all"
-
- private:
-  std::vector<SpgemmKernelInfo> kernels_;
-};
+using SpgemmRegistry = RegistryOf<SpgemmKernelInfo>;
 
 // The process-wide SpGEMM registry, filled on first use by src/spgemm/registry.cpp.
 const SpgemmRegistry& spgemm_registry();

@@ -14,6 +14,8 @@
 #include "spkit/io/spkb.hpp"
 #include "spkit/io/vector.hpp"
 #include "spkit/kernel.hpp"
+#include "spkit/precision.hpp"
+#include "spkit/registry.hpp"
 #include "spkit/plan.hpp"
 #include "spkit/stats.hpp"
 #include "spkit/validate.hpp"

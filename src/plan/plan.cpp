@@ -162,7 +162,7 @@ void Plan<T>::Impl::apply_host(const T* x, T* y, T alpha, T beta) {
   const std::int64_t n = rows;
   if (beta == T(0)) {
     // y is only written: the product goes straight into y, then one scaling pass if alpha != 1.
-    spmv->run(x, y);
+    spmv->run(1, x, 0, y, spkit::Stream{});
     if (alpha != T(1)) {
 #pragma omp parallel for schedule(static) num_threads(threads)
       for (std::int64_t i = 0; i < n; ++i) y[i] *= alpha;
@@ -171,7 +171,7 @@ void Plan<T>::Impl::apply_host(const T* x, T* y, T alpha, T beta) {
   }
   host_scratch.resize(static_cast<std::size_t>(n));
   T* t = host_scratch.data();
-  spmv->run(x, t);
+  spmv->run(1, x, 0, t, spkit::Stream{});
 #pragma omp parallel for schedule(static) num_threads(threads)
   for (std::int64_t i = 0; i < n; ++i) y[i] = alpha * t[i] + beta * y[i];
 }
@@ -193,12 +193,12 @@ void Plan<T>::Impl::apply_cuda(const T* x, T* y, T alpha, T beta) {
   if (kx == plan_device::PointerKind::device) {
     // Device pointers: no copies. With beta != 0 the product goes to scratch, then one fused pass.
     if (beta == T(0)) {
-      spmv->run(x, y);
+      spmv->run(1, x, 0, y, spkit::Stream{});
       if (!plain) plan_device::axpby<T>(rows, alpha, y, T(0), y);
       return;
     }
     if (dscratch_user.empty()) dscratch_user = DeviceArray(yb, "plan scratch (A x)");
-    spmv->run(x, dscratch_user.as<T>());
+    spmv->run(1, x, 0, dscratch_user.as<T>(), spkit::Stream{});
     plan_device::axpby<T>(rows, alpha, dscratch_user.as<T>(), beta, y);
     return;
   }
@@ -207,12 +207,12 @@ void Plan<T>::Impl::apply_cuda(const T* x, T* y, T alpha, T beta) {
   if (dy.empty()) dy = DeviceArray(yb, "plan y");
   plan_device::upload(dx.as<T>(), x, xb);
   if (beta == T(0)) {
-    spmv->run(dx.as<T>(), dy.as<T>());
+    spmv->run(1, dx.as<T>(), 0, dy.as<T>(), spkit::Stream{});
     if (!plain) plan_device::axpby<T>(rows, alpha, dy.as<T>(), T(0), dy.as<T>());
   } else {
     if (dscratch.empty()) dscratch = DeviceArray(yb, "plan scratch (A x)");
     plan_device::upload(dy.as<T>(), y, yb);
-    spmv->run(dx.as<T>(), dscratch.as<T>());
+    spmv->run(1, dx.as<T>(), 0, dscratch.as<T>(), spkit::Stream{});
     plan_device::axpby<T>(rows, alpha, dscratch.as<T>(), beta, dy.as<T>());
   }
   plan_device::download(y, dy.as<T>(), yb);  // synchronizes: a fault in the product surfaces here

@@ -16,24 +16,6 @@ void register_cuda_spgemm_kernels(SpgemmRegistry& reg);  // src/spgemm/cuda/spge
 void register_ref_mkl_spgemm(SpgemmRegistry&);
 #endif
 
-void SpgemmRegistry::add(SpgemmKernelInfo info) {
-  if (find(info.name)) throw Error("SpGEMM kernel registered twice: " + info.name);
-  kernels_.push_back(std::move(info));
-}
-
-const SpgemmKernelInfo* SpgemmRegistry::find(std::string_view name) const {
-  for (const auto& k : kernels_)
-    if (k.name == name) return &k;
-  return nullptr;
-}
-
-std::vector<const SpgemmKernelInfo*> SpgemmRegistry::match(std::string_view patterns) const {
-  std::vector<const SpgemmKernelInfo*> out;
-  for (const auto& k : kernels_)
-    if (matches_any(patterns, k.name)) out.push_back(&k);
-  return out;
-}
-
 const SpgemmRegistry& spgemm_registry() {
   static const SpgemmRegistry instance = [] {
     SpgemmRegistry reg;

@@ -140,6 +140,11 @@ class CudaSpmvPlan : public SpmvPlan<T> {
  public:
   CudaSpmvPlan(const Csr<T>& a, const PlanOptions& opts);
   ~CudaSpmvPlan() override;
+  Backend backend() const final { return Backend::cuda; }
+  // TRANSITIONAL: kernels not yet converted override this y = A x form (legacy stream); the adapter
+  // below accepts only alpha = 1, beta = 0. Converted kernels override run(alpha, x, beta, y, stream).
+  virtual void run(const T* x, T* y);
+  void run(T alpha, const T* x, T beta, T* y, Stream stream) override;
   // Uploads x once, runs warmup products, times each rep with CUDA events (optionally evicting L2
   // between reps, untimed), downloads y. Returns each rep's milliseconds.
   std::vector<double> time(const T* x, T* y, const TimingOptions& opts) override;
@@ -168,6 +173,9 @@ class CudaSpmvPlan : public SpmvPlan<T> {
   const DeviceProps* props_ = nullptr;
   DeviceBuffer<unsigned char> flush_buffer_;  // 2x L2, allocated on the first flushing time()
 };
+
+// The cudaStream_t behind spkit's opaque Stream handle.
+inline cudaStream_t cuda_stream(Stream s) { return static_cast<cudaStream_t>(s.handle); }
 
 // Evicts L2 by writing a buffer twice its size (untimed, on the legacy stream).
 void flush_l2(DeviceBuffer<unsigned char>& buffer, const DeviceProps& p);

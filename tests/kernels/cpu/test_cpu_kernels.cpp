@@ -31,7 +31,7 @@ void expect_valid(const char* kernel, const Csr<double>& ad, const PlanOptions& 
   std::vector<T> x(xd.begin(), xd.end());
   std::vector<T> y(static_cast<std::size_t>(a.rows), std::numeric_limits<T>::quiet_NaN());
   for (int rep = 0; rep < 2; ++rep) {  // twice: carries and accumulators must not leak between runs
-    plan->run(x.data(), y.data());
+    plan->run(1, x.data(), 0, y.data(), spkit::Stream{});
     const Validation v = validate_spmv(a, x, y.data());
     EXPECT_TRUE(v.valid) << kernel << " threads " << po.threads << " seed " << seed << ": rel L2 " << v.rel_l2_error
                          << ", first bad row " << v.first_bad_row;

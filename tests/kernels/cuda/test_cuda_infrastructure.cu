@@ -190,7 +190,7 @@ TEST(CudaKernels, RunOnDevicePointersRepeatedly) {
       const std::uint64_t seed = fresh_seed();
       const auto x = random_vector(a.cols, seed);
       cuda::DeviceBuffer<double> dx(x, "x"), dy(static_cast<std::size_t>(a.rows), "y");
-      plan->run(dx.get(), dy.get());
+      plan->run(1, dx.get(), 0, dy.get(), spkit::Stream{});
       ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
       const auto y = dy.to_host();
       const Validation v = validate_spmv(a, x, y.data());

@@ -33,7 +33,7 @@ std::string run_valid(const std::string& name, const Csr<double>& a, int threads
   std::vector<double> x(static_cast<std::size_t>(a.cols));
   for (std::size_t i = 0; i < x.size(); ++i) x[i] = 1.0 / (1.0 + static_cast<double>(i % 17));
   std::vector<double> y(static_cast<std::size_t>(a.rows), std::numeric_limits<double>::quiet_NaN());
-  plan->run(x.data(), y.data());
+  plan->run(1, x.data(), 0, y.data(), spkit::Stream{});
   EXPECT_TRUE(validate_spmv(a, x, y.data()).valid) << name;
   EXPECT_GE(plan->optimize_ms(), 0.0);
   return plan->detail();
