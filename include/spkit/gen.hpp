@@ -18,7 +18,8 @@
 //   circuit   n x n, diagonal plus ~`per_row`-1 mostly near-diagonal entries, a few dense rows and
 //             a few dense columns
 //   banded    n x n, full band of half bandwidth `bandwidth`
-// Families with the structure of real matrices (src/gen/graph_families.cpp):
+// Families with the structure of real matrices (src/gen/random_graphs.cpp, geometric.cpp, meshes.cpp,
+// roads.cpp):
 //   rmat        n x n, Graph500 Kronecker/R-MAT graph: n * edge_factor edges drawn by recursive
 //               quadrant choice (a, b, c, d = 1-a-b-c) on 2^ceil(log2 n) vertices, vertex labels
 //               scrambled (no locality), duplicate edges merged: skewed degrees, empty rows. General.

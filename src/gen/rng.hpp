@@ -13,6 +13,15 @@ inline std::uint64_t mix64(std::uint64_t z) {
 
 constexpr std::uint64_t kGolden = 0x9E3779B97F4A7C15ull;
 
+// Salts keep the streams of different purposes apart for the same seed. Every family's salts are
+// here, in one list, so that no two purposes share one; the values are part of the matrices
+// (changing one changes the generated matrices).
+enum Salt : std::uint64_t {
+  kRowSalt = 1, kEdgeSalt = 2, kRoadSalt = 3, kCircuitSalt = 4, kRankSalt = 5,
+  kRmatSalt = 11, kRmatLabelSalt = 12, kRmatValueSalt = 13, kPointSalt = 14, kMeshLabelSalt = 15,
+  kJitterSalt = 16, kOrderSalt = 17, kRoadStartSalt = 18, kRoadKeepSalt = 19
+};
+
 // A hash of (seed, a, b): the same value wherever and whenever it is computed.
 inline std::uint64_t hash3(std::uint64_t seed, std::uint64_t a, std::uint64_t b) {
   return mix64(mix64(seed + kGolden) ^ mix64(a * kGolden + 0x632BE59BD9B4E019ull) ^ (b * 0xD6E8FEB86659FD93ull));

@@ -1,10 +1,9 @@
 #pragma once
-// The generator's internals shared by generate.cpp (the grid and random families) and
-// graph_families.cpp (rmat, geometric, fem_mesh, road_planar): a family is a RowGenerator that says
-// how long a row is and fills it; build_csr runs both in two parallel passes.
+// A family is a RowGenerator that says how long a row is and fills it; build_csr runs both in two
+// parallel passes (row_generator.cpp). The families themselves are declared in families.hpp.
 #include <cstdint>
-#include <memory>
 #include <string>
+#include <vector>
 
 #include "spkit/formats/csr.hpp"
 #include "spkit/gen.hpp"
@@ -31,18 +30,8 @@ void fill_symmetric_values(std::uint64_t seed, std::int64_t row, const std::int3
                            std::int64_t len);
 // Pass 1 row lengths, prefix sum, pass 2 fill; both in parallel, independent of the thread count.
 Csr<double> build_csr(const RowGenerator& gen, const std::string& family, const GenProgress& progress);
-
-// The families of graph_families.cpp. Each validates its options (throws spkit::Error naming the
-// option) before anything large is allocated.
-std::unique_ptr<RowGenerator> make_geometric(const GenOptions& o);
-std::unique_ptr<RowGenerator> make_fem_mesh(const GenOptions& o);
-std::unique_ptr<RowGenerator> make_road_planar(const GenOptions& o);
-void check_rmat_options(const GenOptions& o);
-Csr<double> generate_rmat(const GenOptions& o, const GenProgress& progress);
-// The lattice side n of fem_mesh that gives about target_nnz non-zeros for the other options of o.
-double fem_mesh_side_for_nnz(const GenOptions& o, double target_nnz);
-// Resolved defaults: dimensions (geometric 2, fem_mesh 3) and numbering (road_planar bfs, else sfc).
-int family_dims(const GenOptions& o);
-std::string family_ordering(const GenOptions& o);
+// Exclusive prefix sum in place: v[i] becomes the sum of the old v[0..i). Returns the total.
+// (The serial scan of the builders that do not go through build_csr: node graphs and R-MAT.)
+std::int64_t exclusive_scan(std::vector<std::int64_t>& v);
 
 }  // namespace spkit::gen_detail
