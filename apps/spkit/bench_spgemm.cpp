@@ -56,8 +56,8 @@ SpgemmBenchEntry bench_spgemm_matrix(const std::string& name, const Csr<double>&
   o.device = opts.device;
   o.precisions = opts.precisions;
   o.run.threads = opts.threads;
-  o.run.reps = opts.reps;
-  o.run.warmup = opts.warmup;
+  o.timing.reps = opts.reps;
+  o.timing.warmup = opts.warmup;
   o.on_kernel = [&](const SpgemmKernelInfo& k, Precision p, std::size_t index, std::size_t total) {
     log(fmt::format("  spgemm {}: {:.1f}M products, [{}/{}] {} {}", name, static_cast<double>(e.products) / 1e6,
                     index + 1, total, k.name, to_string(p)));

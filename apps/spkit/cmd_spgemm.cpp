@@ -1,6 +1,6 @@
 // spkit spgemm A [B] [--variant GLOBS|all] [--precision float|double|both] [--device cpu|gpu|all]
 //                    [--threads N] [--reps R] [--warmup W] [--json] [--c-out FILE] [--quiet]
-// C = A B (B defaults to A, the product seed 003 measures) with every selected SpGEMM kernel: time per
+// C = A B (B defaults to A, the product bmSparse's evaluation measures) with every selected SpGEMM kernel: time per
 // stage and total, C's non-zeros and 8x8 blocks, GFLOPS, speed relative to cuSPARSE and MKL, and
 // validation against the fp64 reference. Exit code 2 when a kernel FAILED validation, 1 for errors.
 #include <omp.h>
@@ -16,6 +16,7 @@
 #include "spkit/bench/spgemm_runner.hpp"
 #include "spkit/error.hpp"
 #include "spkit/io/matrix_market.hpp"
+#include "spkit/precision.hpp"
 
 namespace spkit::cli {
 
@@ -86,12 +87,10 @@ int run_spgemm_command(const SpgemmArgs& args) {
   SpgemmRunOptions opts;
   opts.kernels = args.variant;
   opts.device = args.device == "cpu" ? DeviceSelect::cpu : args.device == "gpu" ? DeviceSelect::gpu : DeviceSelect::all;
-  if (args.precision == "float") opts.precisions = {Precision::f32};
-  else if (args.precision == "both") opts.precisions = {Precision::f32, Precision::f64};
-  else opts.precisions = {Precision::f64};
+  opts.precisions = parse_precisions(args.precision);
   opts.run.threads = args.threads > 0 ? args.threads : omp_get_max_threads();
-  opts.run.reps = args.reps;
-  opts.run.warmup = args.warmup;
+  opts.timing.reps = args.reps;
+  opts.timing.warmup = args.warmup;
 
   // --c-out: C of the named kernel when --variant names exactly one, else of the first kernel that
   // succeeds (double preferred when both precisions run).
@@ -156,8 +155,8 @@ void add_spgemm_command(CLI::App& app) {
   cmd->add_option("--device", args->device, "cpu, gpu or all")
       ->check(CLI::IsMember({"cpu", "gpu", "all"}))
       ->capture_default_str();
-  cmd->add_option("--precision", args->precision, "float, double or both")
-      ->check(CLI::IsMember({"float", "double", "both"}))
+  cmd->add_option("--precision", args->precision,
+                  "float, double or both (also a comma-separated list; f32/fp32/single, f64/fp64)")
       ->capture_default_str();
   cmd->add_option("--threads", args->threads, "OpenMP threads of the CPU kernels and MKL (default: all cores)")
       ->check(CLI::Range(1, 4096));

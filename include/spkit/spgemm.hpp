@@ -1,13 +1,14 @@
 #pragma once
 // Sparse matrix-matrix product C = A * B (SpGEMM): the CPU references (Gustavson on CSR, bmSparse
-// block by block), the bmSparse GPU pipeline of seed 003 (stages T1-T7) with its block-product
+// block by block), the bmSparse GPU pipeline of Berger et al. (stages T1-T7) with its block-product
 // variants, and the comparison libraries (cusparseSpGEMM, MKL sp2m). One registry, as for SpMV:
 // `spkit spgemm`, the tests and `spkit bench` iterate spgemm_registry(); there is no second list.
 //
-// Contract of an SpGEMM kernel: it takes A and B in CSR on the host (its own conversion to bmSparse
-// and its uploads are timed as the stage "convert"/"upload" and reported apart from the product),
-// runs the whole product `warmup + reps` times, and returns C in CSR on the host with columns sorted
-// and exact zeros dropped, plus the median time of each stage and of the whole product.
+// Contract of an SpGEMM kernel: it takes A and B in CSR on the host, computes C = A B once (its own
+// conversion to bmSparse, its uploads and the download of C included) and returns C in CSR on the host
+// with columns sorted and exact zeros dropped, plus what it knows (blocks, tasks, detail). It times
+// nothing itself: a caller that wants stage times passes a SpgemmStageRecorder (the benchmark harness
+// does, and runs the kernel warm-up + timed times); without one the kernel just computes.
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -19,27 +20,43 @@
 
 namespace spkit {
 
+// Where a stage's work runs. A host stage has finished its work when the next stage begins; a device
+// stage has only been enqueued on SpgemmOptions::stream and may still be running.
+enum class StageSite { host, device };
+
+// Receives the stage boundaries of one kernel call, so that its caller can time them (the harness: a
+// steady clock for host stages, CUDA events on the kernel's stream for device stages). Stages are
+// contiguous: begin_stage ends the stage before it, end_stages ends the last one.
+class SpgemmStageRecorder {
+ public:
+  virtual ~SpgemmStageRecorder() = default;
+  // name: "T1 count", ..., "T7 compact"; "symbolic", "numeric"; "convert", "upload", "download", ...
+  // in_total: part of the product's time; false for preparation (conversion, upload) and for handing C
+  // back (download, to CSR), which the product time excludes.
+  virtual void begin_stage(const char* name, bool in_total, StageSite site) = 0;
+  virtual void end_stages() = 0;
+};
+
 struct SpgemmOptions {
   int threads = 1;   // OpenMP threads of the CPU kernels (MKL too)
   int device = 0;    // CUDA device ordinal
-  int warmup = 1;    // untimed runs of the whole product first
-  int reps = 5;      // timed runs; stage and total times are medians over these
   // Plain radix sort of the task list instead of the segmented sort when it holds fewer tasks than
-  // this (seed 003's adaptive sort); -1: the kernel's measured default.
+  // this (Berger et al.'s adaptive sort); -1: the measured default (tuning::spgemm).
   std::int64_t sort_threshold = -1;
-};
-
-struct SpgemmStage {
-  std::string name;  // "T1 count", ..., "T7 compact"; or "symbolic", "numeric"; "convert", "upload"
-  double ms = 0;     // median over reps
-  bool in_total = true;  // false for preparation (conversion, upload) that the product time excludes
+  // CUDA kernels: every launch, copy, CUB and cuSPARSE call, and every allocation from the SpGEMM
+  // memory pool, is enqueued on this stream (null: the legacy default stream).
+  Stream stream{};
+  // CUDA kernels: leave the memory this product took from the device's SpGEMM pool in the pool when
+  // it returns, so that the next product reuses it rather than mapping it again (the harness does so
+  // between its repeated runs); false returns it to the device.
+  bool keep_device_pool = false;
+  // Stage boundaries go here when set (not owned); nullptr: the kernel just computes.
+  SpgemmStageRecorder* recorder = nullptr;
 };
 
 template <class T>
 struct SpgemmResult {
   Csr<T> c;                           // C = A B on the host: sorted columns, exact zeros dropped
-  std::vector<SpgemmStage> stages;    // in pipeline order
-  std::vector<double> total_ms;       // each timed run of the whole product (stages with in_total)
   std::int64_t out_blocks = -1;       // bmSparse kernels: non-empty 8x8 blocks of C; -1 otherwise
   std::int64_t tasks = -1;            // bmSparse kernels: block products A(i,j) B(j,k) (the task list)
   std::string detail;                 // e.g. "segmented sort", "radix sort (tasks < threshold)"
@@ -69,7 +86,7 @@ struct SpgemmKernelInfo {
   // under 2^-14 are subnormal, rounded to a multiple of 2^-24, so the error is up to 2^-25 whatever
   // their size); 0 for arithmetics with the value type's exponent range. Passed to check_spgemm.
   double input_underflow = 0;
-  std::string description;  // one line
+  std::string description;  // one line, naming the algorithm and its paper or library
   // A kernel that does not exist for a value type leaves that factory empty (e.g. FP64 tensor cores
   // have no float form); one that does not apply to a matrix throws NotApplicable.
   SpgemmFn<float> run_f32;
@@ -87,7 +104,7 @@ using SpgemmRegistry = RegistryOf<SpgemmKernelInfo>;
 const SpgemmRegistry& spgemm_registry();
 
 // `--variant auto`: the kernel to run on a backend for C = A B, from A's statistics (compute_stats) and
-// B's width, by the crossovers measured in docs/perf/spgemm*.md; reason is one readable line. Throws
+// B's width, by the crossovers measured in docs/perf/spgemm*.md (tuning::spgemm); reason is one readable line. Throws
 // NotApplicable when the pick is not in this build (e.g. CUDA kernels without CUDA).
 struct SpgemmSelection {
   std::string kernel;

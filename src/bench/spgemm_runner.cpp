@@ -61,19 +61,21 @@ SpgemmRow run_one(const SpgemmKernelInfo& k, const Csr<T>& a, const Csr<T>& b, s
   }
   SpgemmOptions run = opts.run;
   run.threads = r.threads;
-  if (k.backend == Backend::cuda) run.reps = std::max(run.reps, kMinGpuReps);
-  SpgemmResult<T> res;
+  SpgemmTimingOptions timing = opts.timing;
+  if (k.backend == Backend::cuda) timing.reps = std::max(timing.reps, kMinGpuReps);
+  SpgemmTiming<T> timed;
   try {
-    res = k.fn<T>()(a, b, run);
+    timed = time_spgemm(k, a, b, run, timing);
   } catch (...) {
     auto failure =
         bench_detail::current_row_failure("run", "out of memory (the allocation size was not known in advance)");
     r.status = std::move(failure.status), r.note = std::move(failure.note);
     return r;
   }
-  r.stages = res.stages;
-  r.total_ms = detail::median(res.total_ms);
-  if (!res.total_ms.empty()) r.min_total_ms = *std::min_element(res.total_ms.begin(), res.total_ms.end());
+  const SpgemmResult<T>& res = timed.result;
+  r.stages = timed.stages;
+  r.total_ms = detail::median(timed.total_ms);
+  if (!timed.total_ms.empty()) r.min_total_ms = *std::min_element(timed.total_ms.begin(), timed.total_ms.end());
   r.out_nnz = res.c.nnz();
   r.out_blocks = res.out_blocks;
   r.tasks = res.tasks;

@@ -11,14 +11,16 @@
 #include "spkit/error.hpp"
 #include "spkit/spgemm.hpp"
 #include "spkit/stats.hpp"
+#include "tuning.hpp"
 
 namespace spkit {
 namespace {
 
-constexpr double kGpuBlockFill = 8.0;     // non-zeros per 8x8 block from which bmSparse beats CSR SpGEMM (road, 5.8: no; 27-pt, 8.3: yes)
-constexpr double kCpuBlockFill = 24.0;    // ... on the CPU, where dense block products cost more
-constexpr double kShortRows = 4.0;        // mean row length of road-like matrices (CSR hash beats cuSPARSE)
-constexpr std::int64_t kWideDense = 1 << 24;  // columns past which a dense accumulator per thread is wasteful
+// The crossovers, measured on the H100 and the dev box (their provenance is in tuning.hpp).
+using tuning::spgemm::kCpuBmsparseMinBlockFill;
+using tuning::spgemm::kCpuDenseMaxColumns;
+using tuning::spgemm::kGpuBmsparseMinBlockFill;
+using tuning::spgemm::kGpuHashMaxRowLength;
 
 std::string fmt(double v) {
   char buf[32];
@@ -32,22 +34,22 @@ SpgemmSelection select_spgemm_kernel(const MatrixStats& a, std::int64_t b_cols, 
   SpgemmSelection s;
   const std::string fill = fmt(a.bm_nnz_per_block) + " non-zeros per 8x8 block";
   if (backend == Backend::cuda) {
-    if (a.bm_nnz_per_block >= kGpuBlockFill) {
+    if (a.bm_nnz_per_block >= kGpuBmsparseMinBlockFill) {
       s.kernel = precision == Precision::f64 && spgemm_registry().find("cuda.bmsparse.tc_fp64") ? "cuda.bmsparse.tc_fp64"
                                                                                               : "cuda.bmsparse.cc";
-      s.reason = fill + " (>= " + fmt(kGpuBlockFill) + "): bmSparse block products";
-    } else if (a.row_nnz_mean <= kShortRows) {
+      s.reason = fill + " (>= " + fmt(kGpuBmsparseMinBlockFill) + "): bmSparse block products";
+    } else if (a.row_nnz_mean <= kGpuHashMaxRowLength) {
       s.kernel = "cuda.csr.hash";
-      s.reason = fill + ", " + fmt(a.row_nnz_mean) + " per row (<= " + fmt(kShortRows) + "): CSR hash SpGEMM";
+      s.reason = fill + ", " + fmt(a.row_nnz_mean) + " per row (<= " + fmt(kGpuHashMaxRowLength) + "): CSR hash SpGEMM";
     } else {
       s.kernel = "cuda.cusparse.spgemm";
       s.reason = fill + ", " + fmt(a.row_nnz_mean) + " per row: no spkit kernel is faster here, cusparseSpGEMM";
     }
   } else {
-    if (a.bm_nnz_per_block >= kCpuBlockFill) {
+    if (a.bm_nnz_per_block >= kCpuBmsparseMinBlockFill) {
       s.kernel = "cpu.bmsparse.blocks";
-      s.reason = fill + " (>= " + fmt(kCpuBlockFill) + "): bmSparse block products";
-    } else if (b_cols > kWideDense) {
+      s.reason = fill + " (>= " + fmt(kCpuBmsparseMinBlockFill) + "): bmSparse block products";
+    } else if (b_cols > kCpuDenseMaxColumns) {
       s.kernel = "cpu.csr.gustavson_hash";
       s.reason = fill + ", B has " + std::to_string(b_cols) + " columns: hash accumulator";
     } else {

@@ -12,6 +12,7 @@
 
 #include "common/kernel_param_name.hpp"
 #include "common/test_matrices.hpp"
+#include "spkit/bench/spgemm_timing.hpp"
 #include "spkit/device.hpp"
 #include "spkit/error.hpp"
 #include "spkit/formats/format_common.hpp"
@@ -120,14 +121,16 @@ void check_kernel_on(const SpgemmKernelInfo& k, const Product& p, int threads, b
   const Csr<T> b = csr_cast<T>(fresh ? fresh_values(p.b, seed + 1) : p.b);
   SpgemmOptions o;
   o.threads = threads;
-  o.warmup = 0;
-  o.reps = 2;  // two products from the same call: the second must not depend on the first's scratch
-  SpgemmResult<T> r;
+  SpgemmTimingOptions timing;
+  timing.warmup = 0;
+  timing.reps = 2;  // two products in a row: the second must not depend on the first's scratch
+  SpgemmTiming<T> timed;
   try {
-    r = k.fn<T>()(a, b, o);
+    timed = time_spgemm(k, a, b, o, timing);
   } catch (const NotApplicable&) {
     return;  // e.g. MKL handles need a row and a column; the runner reports it skipped
   }
+  const SpgemmResult<T>& r = timed.result;
   ASSERT_NO_THROW(check_csr(r.c));
   EXPECT_FALSE(has_stored_zero(csr_cast<double>(r.c))) << "exact zeros must be dropped";
   const SpgemmCheck v = check_spgemm(a, b, r.c, unit_roundoff_of<T>(k), k.input_underflow);
@@ -138,9 +141,9 @@ void check_kernel_on(const SpgemmKernelInfo& k, const Product& p, int threads, b
     EXPECT_EQ(r.c.row_ptr, ref.row_ptr);
     EXPECT_EQ(r.c.col_idx, ref.col_idx);
   }
-  EXPECT_FALSE(r.stages.empty());
-  EXPECT_EQ(static_cast<int>(r.total_ms.size()), o.reps);
-  for (double t : r.total_ms) EXPECT_GE(t, 0.0);
+  EXPECT_FALSE(timed.stages.empty());
+  EXPECT_EQ(static_cast<int>(timed.total_ms.size()), timing.reps);
+  for (double t : timed.total_ms) EXPECT_GE(t, 0.0);
 }
 
 class AllSpgemmKernels : public ::testing::TestWithParam<std::string> {};
@@ -190,8 +193,6 @@ TEST(SpgemmCpuKernels, AgreeWithEachOther) {
   ASSERT_TRUE(dense && hash);
   SpgemmOptions o;
   o.threads = 2;
-  o.warmup = 0;
-  o.reps = 1;
   for (const auto& p : all_products()) {
     const std::uint64_t seed = fresh_seed();
     SCOPED_TRACE(p.name + ", values seed " + std::to_string(seed));
@@ -218,9 +219,10 @@ TEST(SpgemmCpuKernels, BmsparseCountsTasksAndBlocks) {
     for (int j = 0; j < 16; ++j)
       if (i / 8 == j / 8 || (i < 8 && j >= 8)) rc[i].push_back(j);
   const Csr<double> a = fresh_values(random_csr(16, 16, 1, rc), fresh_seed());
-  SpgemmOptions o;
-  o.reps = 1;
-  const SpgemmResult<double> r = k->run_f64(a, a, o);
+  SpgemmTimingOptions timing;
+  timing.reps = 1;
+  const SpgemmTiming<double> timed = time_spgemm(*k, a, a, SpgemmOptions{}, timing);
+  const SpgemmResult<double>& r = timed.result;
   // Tasks: block row 0 has A(0,0), A(0,1); B block row 0 has 2 blocks, row 1 has 1: 2 + 1 = 3;
   // block row 1 has A(1,1) times B(1,1): 1. Output blocks (0,0), (0,1), (1,1).
   EXPECT_EQ(r.tasks, 4);
@@ -228,7 +230,7 @@ TEST(SpgemmCpuKernels, BmsparseCountsTasksAndBlocks) {
   EXPECT_TRUE(check_spgemm(a, a, r.c, 0x1p-53).ok);
   // Stages: preparation reported apart from the product.
   bool convert_apart = false;
-  for (const auto& s : r.stages) convert_apart = convert_apart || (s.name == "convert" && !s.in_total);
+  for (const auto& s : timed.stages) convert_apart = convert_apart || (s.name == "convert" && !s.in_total);
   EXPECT_TRUE(convert_apart);
 }
 
@@ -242,9 +244,7 @@ TEST(SpgemmCpuKernels, WideProductDenseTooLargeHashWorks) {
   b.row_ptr = {0, 2};
   b.col_idx = {5, static_cast<std::int32_t>(wide - 1)};
   b.values = {0.5, -2.0};
-  SpgemmOptions o;
-  o.reps = 1;
-  o.warmup = 0;
+  const SpgemmOptions o;
   const Csr<double> c = spgemm_registry().find("cpu.csr.gustavson_hash")->run_f64(a, b, o).c;
   ASSERT_EQ(c.nnz(), 2);
   EXPECT_EQ(c.row_ptr, (std::vector<std::int64_t>{0, 2, 2}));

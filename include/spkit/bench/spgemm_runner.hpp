@@ -1,6 +1,6 @@
 #pragma once
 // Runs registered SpGEMM kernels on one product C = A B the way `spkit spgemm` and `spkit bench` do:
-// each kernel x precision runs warm-up + timed products, is validated against the fp64 reference
+// each kernel x precision runs warm-up + timed products (time_spgemm), is validated against the fp64 reference
 // (check_spgemm with the kernel's unit roundoff) and becomes one row. A kernel that does not apply,
 // runs out of memory or fails on the device is a "skipped" row with the reason; a wrong C is a
 // "FAILED" row; neither stops the run.
@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "spkit/bench/runner.hpp"  // DeviceSelect
+#include "spkit/bench/spgemm_timing.hpp"
 #include "spkit/formats/csr.hpp"
 #include "spkit/kernel.hpp"
 #include "spkit/spgemm.hpp"
@@ -20,7 +21,8 @@ struct SpgemmRunOptions {
   std::string kernels = "all";  // comma-separated globs over spgemm_registry() names
   DeviceSelect device = DeviceSelect::all;
   std::vector<Precision> precisions{Precision::f64};
-  SpgemmOptions run;            // threads, warmup, reps (GPU kernels get at least 10 reps)
+  SpgemmOptions run;            // threads (device, stream); the recorder is the harness's own
+  SpgemmTimingOptions timing;   // warmup, reps (GPU kernels get at least 10 reps)
   // Also run the comparisons the ratios need when the globs left them out: ref.mkl.sp2m next to CPU
   // kernels, cuda.cusparse.spgemm next to CUDA kernels (when a GPU is present).
   bool add_baselines = true;

@@ -1,4 +1,5 @@
-// CPU bmSparse SpGEMM, block by block (seed 003's pipeline on the host; the reference for the GPU one):
+// CPU bmSparse SpGEMM, block by block (Berger et al.'s bmSparse pipeline on the host; the reference for the
+// GPU one):
 //   convert   A and B to bmSparse (csr_to_bmsparse; once when B is A), not part of the product time;
 //   multiply  OpenMP over block rows i of C: every pair A(i,j) B(j,k) (a task) is expanded to two
 //             dense 8x8 blocks and multiplied into a dense 8x8 accumulator for C(i,k); then each
@@ -18,6 +19,7 @@
 #include "spkit/error.hpp"
 #include "spkit/formats/bmsparse.hpp"
 #include "spkit/spgemm.hpp"
+#include "tuning.hpp"
 
 namespace spkit {
 namespace {
@@ -75,113 +77,106 @@ SpgemmResult<T> bmsparse_blocks(const Csr<T>& a, const Csr<T>& b, const SpgemmOp
                       static_cast<std::uint64_t>(threads)),
       0.5);
 
-  detail::SpgemmStageClock clock(opts);
-  const int convert = clock.stage("convert", false), multiply = clock.stage("multiply"),
-            compact = clock.stage("compact"), to_csr = clock.stage("to CSR", false);
-  SpgemmResult<T> r;
-  for (int run = 0; run < clock.runs(); ++run) {
-    clock.start(run);
-    const BmSparse<T> abm = csr_to_bmsparse(a);
-    BmSparse<T> bbm_own;
-    if (&a != &b) bbm_own = csr_to_bmsparse(b);
-    const BmSparse<T>& bbm = &a != &b ? bbm_own : abm;
-    clock.lap(convert);
+  const detail::StageMarks marks(opts);
+  marks.host("convert", false);
+  const BmSparse<T> abm = csr_to_bmsparse(a);
+  BmSparse<T> bbm_own;
+  if (&a != &b) bbm_own = csr_to_bmsparse(b);
+  const BmSparse<T>& bbm = &a != &b ? bbm_own : abm;
+  marks.host("multiply");
 
-    const std::int64_t block_rows = abm.block_rows();
-    std::vector<ThreadBlocks<T>> out(static_cast<std::size_t>(threads));
-    std::vector<BlockRowSpan> span(static_cast<std::size_t>(block_rows));
-    std::int64_t tasks = 0;
+  const std::int64_t block_rows = abm.block_rows();
+  std::vector<ThreadBlocks<T>> out(static_cast<std::size_t>(threads));
+  std::vector<BlockRowSpan> span(static_cast<std::size_t>(block_rows));
+  std::int64_t tasks = 0;
 #pragma omp parallel num_threads(threads) reduction(+ : tasks)
-    {
-      const int tid = omp_get_thread_num();
-      ThreadBlocks<T>& mine = out[tid];
-      std::vector<std::int32_t> slot(static_cast<std::size_t>(block_cols_c), -1);  // block column -> tile
-      std::vector<std::int32_t> touched;
-      std::vector<T> tiles;  // 64 values per touched output block
-      alignas(64) T ablock[kBlock];
-      alignas(64) T bblock[kBlock];
-#pragma omp for schedule(dynamic, 16)
-      for (std::int64_t i = 0; i < block_rows; ++i) {
-        touched.clear();
-        tiles.clear();
-        for (std::int64_t n = abm.block_row_ptr[i]; n < abm.block_row_ptr[i + 1]; ++n) {
-          const std::int64_t j = BmSparse<T>::key_col(abm.keys[n]);
-          expand_block(abm.bitmaps[n], abm.values.data() + abm.offsets[n], ablock);
-          for (std::int64_t m = bbm.block_row_ptr[j]; m < bbm.block_row_ptr[j + 1]; ++m) {
-            const std::int64_t k = BmSparse<T>::key_col(bbm.keys[m]);
-            if (slot[k] < 0) {
-              slot[k] = static_cast<std::int32_t>(touched.size());
-              touched.push_back(static_cast<std::int32_t>(k));
-              tiles.resize(tiles.size() + kBlock, T(0));
-            }
-            expand_block(bbm.bitmaps[m], bbm.values.data() + bbm.offsets[m], bblock);
-            multiply_add_block(ablock, bblock, tiles.data() + static_cast<std::size_t>(slot[k]) * kBlock);
-            ++tasks;
-          }
-        }
-        // Output blocks in block-column order; bitmap and packed values of the non-zero entries.
-        std::sort(touched.begin(), touched.end());
-        BlockRowSpan& s = span[i];
-        s.thread = tid;
-        s.first_block = static_cast<std::int64_t>(mine.keys.size());
-        s.first_value = static_cast<std::int64_t>(mine.values.size());
-        for (std::int32_t k : touched) {
-          const T* tile = tiles.data() + static_cast<std::size_t>(slot[k]) * kBlock;
-          slot[k] = -1;
-          std::uint64_t bitmap = 0;
-          std::int32_t count = 0;
-          for (int e = 0; e < kBlock; ++e)
-            if (tile[e] != T(0)) bitmap |= std::uint64_t{1} << (63 - e), mine.values.push_back(tile[e]), ++count;
-          if (bitmap == 0) continue;  // the whole block cancelled
-          mine.keys.push_back((static_cast<std::uint64_t>(i) << 32) | static_cast<std::uint64_t>(k));
-          mine.bitmaps.push_back(bitmap);
-          mine.counts.push_back(count);
-        }
-        s.blocks = static_cast<std::int64_t>(mine.keys.size()) - s.first_block;
-        s.values = static_cast<std::int64_t>(mine.values.size()) - s.first_value;
-      }
-    }
-    clock.lap(multiply);
-
-    BmSparse<T> cbm;
-    cbm.rows = a.rows;
-    cbm.cols = b.cols;
-    cbm.block_row_ptr.assign(static_cast<std::size_t>(block_rows) + 1, 0);
-    std::vector<std::int64_t> value_start(static_cast<std::size_t>(block_rows) + 1, 0);
-    for (std::int64_t i = 0; i < block_rows; ++i)
-      cbm.block_row_ptr[i] = span[i].blocks, value_start[i] = span[i].values;
-    const std::int64_t blocks = detail::exclusive_scan_inplace(cbm.block_row_ptr);
-    const std::int64_t nnz = detail::exclusive_scan_inplace(value_start);
-    detail::check_spgemm_memory("bmSparse SpGEMM output C with " + std::to_string(blocks) + " blocks",
-                                static_cast<std::uint64_t>(blocks) * 24 + static_cast<std::uint64_t>(nnz) * sizeof(T));
-    cbm.keys.resize(static_cast<std::size_t>(blocks));
-    cbm.bitmaps.resize(static_cast<std::size_t>(blocks));
-    cbm.offsets.resize(static_cast<std::size_t>(blocks) + 1);
-    cbm.values.resize(static_cast<std::size_t>(nnz));
-#pragma omp parallel for num_threads(threads) schedule(dynamic, 64)
+  {
+    const int tid = omp_get_thread_num();
+    ThreadBlocks<T>& mine = out[tid];
+    std::vector<std::int32_t> slot(static_cast<std::size_t>(block_cols_c), -1);  // block column -> tile
+    std::vector<std::int32_t> touched;
+    std::vector<T> tiles;  // 64 values per touched output block
+    alignas(64) T ablock[kBlock];
+    alignas(64) T bblock[kBlock];
+#pragma omp for schedule(dynamic, tuning::spgemm::kBmsparseBlockRowsPerChunk)
     for (std::int64_t i = 0; i < block_rows; ++i) {
-      const BlockRowSpan& s = span[i];
-      const ThreadBlocks<T>& from = out[s.thread];
-      std::int64_t offset = value_start[i];
-      for (std::int64_t q = 0; q < s.blocks; ++q) {
-        const std::int64_t dst = cbm.block_row_ptr[i] + q, src = s.first_block + q;
-        cbm.keys[dst] = from.keys[src];
-        cbm.bitmaps[dst] = from.bitmaps[src];
-        cbm.offsets[dst] = offset;
-        offset += from.counts[src];
+      touched.clear();
+      tiles.clear();
+      for (std::int64_t n = abm.block_row_ptr[i]; n < abm.block_row_ptr[i + 1]; ++n) {
+        const std::int64_t j = BmSparse<T>::key_col(abm.keys[n]);
+        expand_block(abm.bitmaps[n], abm.values.data() + abm.offsets[n], ablock);
+        for (std::int64_t m = bbm.block_row_ptr[j]; m < bbm.block_row_ptr[j + 1]; ++m) {
+          const std::int64_t k = BmSparse<T>::key_col(bbm.keys[m]);
+          if (slot[k] < 0) {
+            slot[k] = static_cast<std::int32_t>(touched.size());
+            touched.push_back(static_cast<std::int32_t>(k));
+            tiles.resize(tiles.size() + kBlock, T(0));
+          }
+          expand_block(bbm.bitmaps[m], bbm.values.data() + bbm.offsets[m], bblock);
+          multiply_add_block(ablock, bblock, tiles.data() + static_cast<std::size_t>(slot[k]) * kBlock);
+          ++tasks;
+        }
       }
-      std::copy_n(from.values.begin() + s.first_value, s.values, cbm.values.begin() + value_start[i]);
+      // Output blocks in block-column order; bitmap and packed values of the non-zero entries.
+      std::sort(touched.begin(), touched.end());
+      BlockRowSpan& s = span[i];
+      s.thread = tid;
+      s.first_block = static_cast<std::int64_t>(mine.keys.size());
+      s.first_value = static_cast<std::int64_t>(mine.values.size());
+      for (std::int32_t k : touched) {
+        const T* tile = tiles.data() + static_cast<std::size_t>(slot[k]) * kBlock;
+        slot[k] = -1;
+        std::uint64_t bitmap = 0;
+        std::int32_t count = 0;
+        for (int e = 0; e < kBlock; ++e)
+          if (tile[e] != T(0)) bitmap |= std::uint64_t{1} << (63 - e), mine.values.push_back(tile[e]), ++count;
+        if (bitmap == 0) continue;  // the whole block cancelled
+        mine.keys.push_back((static_cast<std::uint64_t>(i) << 32) | static_cast<std::uint64_t>(k));
+        mine.bitmaps.push_back(bitmap);
+        mine.counts.push_back(count);
+      }
+      s.blocks = static_cast<std::int64_t>(mine.keys.size()) - s.first_block;
+      s.values = static_cast<std::int64_t>(mine.values.size()) - s.first_value;
     }
-    cbm.offsets[blocks] = nnz;
-    clock.lap(compact);
-
-    r.c = bmsparse_to_csr(cbm);
-    clock.lap(to_csr);
-    clock.finish_run();
-    r.out_blocks = blocks;
-    r.tasks = tasks;
   }
-  clock.fill(r);
+  marks.host("compact");
+
+  BmSparse<T> cbm;
+  cbm.rows = a.rows;
+  cbm.cols = b.cols;
+  cbm.block_row_ptr.assign(static_cast<std::size_t>(block_rows) + 1, 0);
+  std::vector<std::int64_t> value_start(static_cast<std::size_t>(block_rows) + 1, 0);
+  for (std::int64_t i = 0; i < block_rows; ++i)
+    cbm.block_row_ptr[i] = span[i].blocks, value_start[i] = span[i].values;
+  const std::int64_t blocks = detail::exclusive_scan_inplace(cbm.block_row_ptr);
+  const std::int64_t nnz = detail::exclusive_scan_inplace(value_start);
+  detail::check_spgemm_memory("bmSparse SpGEMM output C with " + std::to_string(blocks) + " blocks",
+                              static_cast<std::uint64_t>(blocks) * 24 + static_cast<std::uint64_t>(nnz) * sizeof(T));
+  cbm.keys.resize(static_cast<std::size_t>(blocks));
+  cbm.bitmaps.resize(static_cast<std::size_t>(blocks));
+  cbm.offsets.resize(static_cast<std::size_t>(blocks) + 1);
+  cbm.values.resize(static_cast<std::size_t>(nnz));
+#pragma omp parallel for num_threads(threads) schedule(dynamic, 64)
+  for (std::int64_t i = 0; i < block_rows; ++i) {
+    const BlockRowSpan& s = span[i];
+    const ThreadBlocks<T>& from = out[s.thread];
+    std::int64_t offset = value_start[i];
+    for (std::int64_t q = 0; q < s.blocks; ++q) {
+      const std::int64_t dst = cbm.block_row_ptr[i] + q, src = s.first_block + q;
+      cbm.keys[dst] = from.keys[src];
+      cbm.bitmaps[dst] = from.bitmaps[src];
+      cbm.offsets[dst] = offset;
+      offset += from.counts[src];
+    }
+    std::copy_n(from.values.begin() + s.first_value, s.values, cbm.values.begin() + value_start[i]);
+  }
+  cbm.offsets[blocks] = nnz;
+  marks.host("to CSR", false);
+  SpgemmResult<T> r;
+  r.c = bmsparse_to_csr(cbm);
+  marks.end();
+  r.out_blocks = blocks;
+  r.tasks = tasks;
   r.detail = "dense 8x8 block products, " + std::to_string(threads) + " threads";
   return r;
 }
@@ -194,7 +189,9 @@ void register_cpu_bmsparse_spgemm(SpgemmRegistry& reg) {
   k.format = Format::bmsparse;
   k.backend = Backend::cpu;
   k.parallel = true;
-  k.description = "bmSparse block by block: A(i,j) B(j,k) pairs expanded to dense 8x8, multiplied, accumulated per output block";
+  k.description =
+      "bmSparse (Berger et al.) block by block: A(i,j) B(j,k) pairs expanded to dense 8x8, multiplied, accumulated "
+      "per output block";
   k.run_f32 = bmsparse_blocks<float>;
   k.run_f64 = bmsparse_blocks<double>;
   reg.add(std::move(k));

@@ -21,6 +21,7 @@
 #include "spgemm/spgemm_util.hpp"
 #include "spkit/error.hpp"
 #include "spkit/spgemm.hpp"
+#include "tuning.hpp"
 
 namespace spkit {
 namespace {
@@ -75,7 +76,8 @@ class DenseAccumulator {
     std::int64_t n = 0;
     if (cols_.empty()) return 0;
     const std::int64_t first_word = lo >> 6, last_word = hi >> 6;
-    if (last_word - first_word + 1 <= 4 * static_cast<std::int64_t>(cols_.size())) {
+    const std::int64_t span_limit = tuning::spgemm::kDenseScanWordsPerEntry * static_cast<std::int64_t>(cols_.size());
+    if (last_word - first_word + 1 <= span_limit) {
       for (std::int64_t w = first_word; w <= last_word; ++w) {
         for (std::uint64_t word = present_[w]; word; word &= word - 1) {
           const std::int32_t k = static_cast<std::int32_t>(w * 64 + __builtin_ctzll(word));
@@ -191,60 +193,54 @@ SpgemmResult<T> gustavson(const Csr<T>& a, const Csr<T>& b, const SpgemmOptions&
       std::string("SpGEMM ") + Accumulator<T>::kName + " scratch for " + std::to_string(threads) + " threads",
       detail::mul_sat(Accumulator<T>::scratch_bytes(b.cols), static_cast<std::uint64_t>(threads)), 0.5);
 
-  detail::SpgemmStageClock clock(opts);
-  const int symbolic = clock.stage("symbolic"), numeric = clock.stage("numeric");
-  SpgemmResult<T> r;
-  std::vector<std::int64_t> row_ptr, kept;
-  for (int run = 0; run < clock.runs(); ++run) {
-    clock.start(run);
-    Csr<T> c;
-    c.rows = rows;
-    c.cols = b.cols;
-    row_ptr.assign(static_cast<std::size_t>(rows) + 1, 0);
+  const detail::StageMarks marks(opts);
+  marks.host("symbolic");
+  Csr<T> c;
+  c.rows = rows;
+  c.cols = b.cols;
+  std::vector<std::int64_t> row_ptr(static_cast<std::size_t>(rows) + 1, 0);
 #pragma omp parallel num_threads(threads)
-    {
-      Accumulator<T> acc(b.cols, /*numeric=*/false);
-#pragma omp for schedule(dynamic, 64)
-      for (std::int64_t i = 0; i < rows; ++i) row_ptr[i] = acc.symbolic_row(a, b, i);
-    }
-    const std::int64_t structural = detail::exclusive_scan_inplace(row_ptr);
-    clock.lap(symbolic);
-
-    detail::check_spgemm_memory("SpGEMM output C with " + std::to_string(structural) + " non-zeros",
-                                static_cast<std::uint64_t>(structural) * (sizeof(std::int32_t) + sizeof(T)) +
-                                    static_cast<std::uint64_t>(rows + 1) * sizeof(std::int64_t));
-    c.col_idx.resize(static_cast<std::size_t>(structural));
-    c.values.resize(static_cast<std::size_t>(structural));
-    kept.assign(static_cast<std::size_t>(rows) + 1, 0);
-#pragma omp parallel num_threads(threads)
-    {
-      Accumulator<T> acc(b.cols, /*numeric=*/true);
-#pragma omp for schedule(dynamic, 64)
-      for (std::int64_t i = 0; i < rows; ++i)
-        kept[i] = acc.numeric_row(a, b, i, row_ptr[i + 1] - row_ptr[i], c.col_idx.data() + row_ptr[i],
-                                  c.values.data() + row_ptr[i]);
-    }
-    const std::int64_t nnz = detail::exclusive_scan_inplace(kept);
-    if (nnz == structural) {
-      c.row_ptr = row_ptr;
-    } else {
-      // Cancellation left exact zeros: move each row's kept prefix to its final place.
-      std::vector<std::int32_t> col(static_cast<std::size_t>(nnz));
-      std::vector<T> val(static_cast<std::size_t>(nnz));
-#pragma omp parallel for num_threads(threads) schedule(static)
-      for (std::int64_t i = 0; i < rows; ++i) {
-        std::copy_n(c.col_idx.begin() + row_ptr[i], kept[i + 1] - kept[i], col.begin() + kept[i]);
-        std::copy_n(c.values.begin() + row_ptr[i], kept[i + 1] - kept[i], val.begin() + kept[i]);
-      }
-      c.col_idx = std::move(col);
-      c.values = std::move(val);
-      c.row_ptr = kept;
-    }
-    clock.lap(numeric);
-    clock.finish_run();
-    r.c = std::move(c);
+  {
+    Accumulator<T> acc(b.cols, /*numeric=*/false);
+#pragma omp for schedule(dynamic, tuning::spgemm::kGustavsonRowsPerChunk)
+    for (std::int64_t i = 0; i < rows; ++i) row_ptr[i] = acc.symbolic_row(a, b, i);
   }
-  clock.fill(r);
+  const std::int64_t structural = detail::exclusive_scan_inplace(row_ptr);
+
+  marks.host("numeric");
+  detail::check_spgemm_memory("SpGEMM output C with " + std::to_string(structural) + " non-zeros",
+                              static_cast<std::uint64_t>(structural) * (sizeof(std::int32_t) + sizeof(T)) +
+                                  static_cast<std::uint64_t>(rows + 1) * sizeof(std::int64_t));
+  c.col_idx.resize(static_cast<std::size_t>(structural));
+  c.values.resize(static_cast<std::size_t>(structural));
+  std::vector<std::int64_t> kept(static_cast<std::size_t>(rows) + 1, 0);
+#pragma omp parallel num_threads(threads)
+  {
+    Accumulator<T> acc(b.cols, /*numeric=*/true);
+#pragma omp for schedule(dynamic, tuning::spgemm::kGustavsonRowsPerChunk)
+    for (std::int64_t i = 0; i < rows; ++i)
+      kept[i] = acc.numeric_row(a, b, i, row_ptr[i + 1] - row_ptr[i], c.col_idx.data() + row_ptr[i],
+                                c.values.data() + row_ptr[i]);
+  }
+  const std::int64_t nnz = detail::exclusive_scan_inplace(kept);
+  if (nnz == structural) {
+    c.row_ptr = std::move(row_ptr);
+  } else {
+    // Cancellation left exact zeros: move each row's kept prefix to its final place.
+    std::vector<std::int32_t> col(static_cast<std::size_t>(nnz));
+    std::vector<T> val(static_cast<std::size_t>(nnz));
+#pragma omp parallel for num_threads(threads) schedule(static)
+    for (std::int64_t i = 0; i < rows; ++i) {
+      std::copy_n(c.col_idx.begin() + row_ptr[i], kept[i + 1] - kept[i], col.begin() + kept[i]);
+      std::copy_n(c.values.begin() + row_ptr[i], kept[i + 1] - kept[i], val.begin() + kept[i]);
+    }
+    c.col_idx = std::move(col);
+    c.values = std::move(val);
+    c.row_ptr = std::move(kept);
+  }
+  marks.end();
+  SpgemmResult<T> r;
+  r.c = std::move(c);
   r.detail = std::string(Accumulator<T>::kName) + ", " + std::to_string(threads) + " threads";
   return r;
 }
@@ -266,7 +262,8 @@ void register_cpu_csr_spgemm(SpgemmRegistry& reg) {
   dense.format = Format::csr;
   dense.backend = Backend::cpu;
   dense.parallel = true;
-  dense.description = "Gustavson row by row, OpenMP over rows, dense accumulator per thread (symbolic + numeric)";
+  dense.description =
+      "Gustavson's row-by-row product (1978), OpenMP over rows, dense accumulator per thread (symbolic + numeric)";
   dense.run_f32 = gustavson_dense<float>;
   dense.run_f64 = gustavson_dense<double>;
   reg.add(std::move(dense));
@@ -276,7 +273,9 @@ void register_cpu_csr_spgemm(SpgemmRegistry& reg) {
   hash.format = Format::csr;
   hash.backend = Backend::cpu;
   hash.parallel = true;
-  hash.description = "Gustavson row by row, OpenMP over rows, hash accumulator sized per row (for wide matrices)";
+  hash.description =
+      "Gustavson's row-by-row product (1978), OpenMP over rows, hash accumulator sized per row as in Nagasaka et "
+      "al.'s nsparse (for wide matrices)";
   hash.run_f32 = gustavson_hash<float>;
   hash.run_f64 = gustavson_hash<double>;
   reg.add(std::move(hash));

@@ -1,18 +1,18 @@
 #pragma once
-// Block products of stage T6 of the bmSparse SpGEMM (seed 003, 2.4.4.2 and 3.4): the policies one
+// Block products of stage T6 of the bmSparse SpGEMM (Berger et al., 2.4.4.2 and 3.4): the policies one
 // kernel template is instantiated with. Each policy computes whole 8x8 output blocks with one warp:
 // it walks the (sorted) tasks of its output block(s), expands each pair of input blocks to dense
 // 8x8 from their bitmaps (MSB-first: element e = 8r + c is bit 63 - e) and packed values, multiplies
 // and accumulates, and hands the finished block to store_pairs()/store_halves().
 //
-//   CudaCores       FP32/FP64 FMAs on CUDA cores; blocks staged in shared memory (the seed's CC kernel).
+//   CudaCores       FP32/FP64 FMAs on CUDA cores; blocks staged in shared memory (bmSparse's CC kernel).
 //   TcFp16Naive     wmma 16x16x16, FP16 in / FP32 accumulate, one block in the top-left quadrant of each
-//                   fragment, staged through shared memory (the seed's TC_naive).
+//                   fragment, staged through shared memory (bmSparse's TC_naive).
 //   TcFp16Pair      mma.sync m16n8k16: two output blocks per warp, A = [A_X 0; 0 A_Y], B = [B_X; B_Y],
 //                   C = [C_X; C_Y]: two block products per instruction, fragments filled straight from
-//                   the packed values (the seed's TC_2blk, on Hopper's 16x8 shape).
+//                   the packed values (bmSparse's TC_2blk, on Hopper's 16x8 shape).
 //   TcFp16TwoTask   mma.sync m16n8k16 twice per step: two output blocks and two tasks of each,
-//                   A = [A_X1 A_X2; A_Y1 A_Y2], B = [B_X1; B_X2] then [B_Y1; B_Y2] (the seed's TC_2tsk).
+//                   A = [A_X1 A_X2; A_Y1 A_Y2], B = [B_X1; B_X2] then [B_Y1; B_Y2] (bmSparse's TC_2tsk).
 //   TcTf32          mma.sync m16n8k8 TF32 in / FP32 accumulate, one block product per instruction.
 //   TcFp64          mma.sync m8n8k4 FP64: one 8x8x8 block product in two instructions, no rounding of
 //                   the inputs.

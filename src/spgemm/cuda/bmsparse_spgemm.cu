@@ -1,4 +1,4 @@
-// bmSparse SpGEMM on the GPU: the pipeline T1-T7 of seed 003 (ch. 2.4.4 and 3), one template over the
+// bmSparse SpGEMM on the GPU: Berger et al.'s pipeline T1-T7 (bmSparse, ch. 2.4.4 and 3), one template over the
 // value type and the block-product policy (block_products.cuh), registered as cuda.bmsparse.<variant>.
 //
 //   T1 count      blocks per block row of B (from B's block_row_ptr)
@@ -7,7 +7,7 @@
 //                 with the sort key of each task
 //   T4 sort       by output block (i, k): segmented sort over the segments of equal i (the task list is
 //                 built in i order), or one radix sort of (i, k) when the list holds fewer tasks than
-//                 the threshold (the seed's adaptive sort, 3.3)
+//                 the threshold (bmSparse's adaptive sort, 3.3; tuning::spgemm::kRadixSortBelowTasks)
 //   T5 keys       output keys by reduce-by-key: the heads of the runs of equal (i, k) give each output
 //                 block its key and its task range
 //   T6 multiply   one warp per output block (two for the paired variants): dense 8x8 products, bitmap
@@ -26,33 +26,20 @@
 #include "spgemm/cuda/block_products.cuh"
 #include "spgemm/cuda/spgemm_cuda_common.cuh"
 #include "spkit/formats/bmsparse.hpp"
+#include "tuning.hpp"
 
 namespace spkit::cuda {
 namespace spgemm {
 namespace {
 
-// Tasks below which one radix sort of the whole list is used instead of the segmented sort
-// (SpgemmOptions::sort_threshold overrides it). Measured on an H100 (docs/perf/spgemm-gpu.md, sort
-// sweep): the radix sort took 55-70 ps per task at every size from 0.7M to 20M tasks; the segmented
-// sort 120-470 ps per task on the block-rich lists (FEM, 27-point: 150-600 tasks per block row), and
-// won only on random matrices, whose block rows hold ~2,300 tasks (37 ps per task at 57M-144M tasks,
-// ~50 ps at 2.8M). 2^25 keeps every block-rich list measured on the radix path and sends the very large
-// lists, where the segmented sort's lower per-task cost shows, to the segmented path.
-constexpr std::int64_t kDefaultSortThreshold = std::int64_t{1} << 25;
 constexpr int kThreads = kSpgemmThreads;
 constexpr int kWarpsPerBlock = kThreads / 32;
-
-const std::vector<std::string>& stage_names() {
-  static const std::vector<std::string> names = {"T1 count",      "T2 gather",  "T3 task list", "T4 sort",
-                                                 "T5 output keys", "T6 multiply", "T7 compact"};
-  return names;
-}
 
 int grid_for(std::int64_t items, int threads_per_item, int device) {
   return spgemm_grid(items, threads_per_item, device, kThreads);
 }
 
-// bmSparse matrix on the device (inputs: uploaded once, outside the timed product).
+// bmSparse matrix on the device (the inputs, uploaded in the stage "upload", outside the product time).
 template <class T>
 struct DeviceBlocks {
   std::int64_t rows = 0, cols = 0, blocks = 0, nnz = 0, brows = 0;
@@ -218,19 +205,21 @@ std::uint64_t bit_width(std::uint64_t x) {
 }
 
 template <class T>
-PoolBuffer<std::int64_t> t1_count_blocks(const DeviceBlocks<T>& b, int device) {
-  PoolBuffer<std::int64_t> count(static_cast<std::size_t>(b.brows), "T1 block counts of B");
+PoolBuffer<std::int64_t> t1_count_blocks(const DeviceBlocks<T>& b, int device, cudaStream_t stream) {
+  PoolBuffer<std::int64_t> count(static_cast<std::size_t>(b.brows), "T1 block counts of B", stream);
   if (b.brows > 0) {
-    count_blocks_kernel<<<grid_for(b.brows, 1, device), kThreads>>>(b.block_row_ptr.get(), b.brows, count.get());
+    count_blocks_kernel<<<grid_for(b.brows, 1, device), kThreads, 0, stream>>>(b.block_row_ptr.get(), b.brows,
+                                                                                count.get());
     SPKIT_LAUNCH_CHECK("count_blocks_kernel");
   }
   return count;
 }
 
 template <class T>
-PoolBuffer<std::int64_t> t2_gather(const DeviceBlocks<T>& a, const std::int64_t* b_count, int device) {
-  PoolBuffer<std::int64_t> task_count(static_cast<std::size_t>(a.blocks) + 1, "T2 tasks per block of A");
-  gather_counts_kernel<<<grid_for(a.blocks + 1, 1, device), kThreads>>>(a.keys.get(), a.blocks, b_count,
+PoolBuffer<std::int64_t> t2_gather(const DeviceBlocks<T>& a, const std::int64_t* b_count, int device,
+                                   cudaStream_t stream) {
+  PoolBuffer<std::int64_t> task_count(static_cast<std::size_t>(a.blocks) + 1, "T2 tasks per block of A", stream);
+  gather_counts_kernel<<<grid_for(a.blocks + 1, 1, device), kThreads, 0, stream>>>(a.keys.get(), a.blocks, b_count,
                                                                          task_count.get());
   SPKIT_LAUNCH_CHECK("gather_counts_kernel");
   return task_count;
@@ -249,13 +238,13 @@ struct TaskList {
 
 template <class T>
 TaskList t3_task_list(const DeviceBlocks<T>& a, const DeviceBlocks<T>& b, PoolBuffer<std::int64_t>& task_count,
-                      std::int64_t threshold, int device) {
+                      std::int64_t threshold, int device, cudaStream_t stream) {
   TaskList tl;
-  tl.pos = PoolBuffer<std::int64_t>(static_cast<std::size_t>(a.blocks) + 1, "T3 task positions");
-  cub_run("T3 exclusive scan of task counts", [&](void* tmp, std::size_t& bytes) {
-    return cub::DeviceScan::ExclusiveSum(tmp, bytes, task_count.get(), tl.pos.get(), a.blocks + 1);
+  tl.pos = PoolBuffer<std::int64_t>(static_cast<std::size_t>(a.blocks) + 1, "T3 task positions", stream);
+  cub_run(stream, "T3 exclusive scan of task counts", [&](void* tmp, std::size_t& bytes) {
+    return cub::DeviceScan::ExclusiveSum(tmp, bytes, task_count.get(), tl.pos.get(), a.blocks + 1, stream);
   });
-  tl.n = read_device_value(tl.pos.get() + a.blocks);
+  tl.n = read_device_value(tl.pos.get() + a.blocks, stream);
   task_count = PoolBuffer<std::int64_t>();
   if (tl.n == 0) return tl;
   tl.radix = tl.n < threshold;
@@ -264,18 +253,18 @@ TaskList t3_task_list(const DeviceBlocks<T>& a, const DeviceBlocks<T>& b, PoolBu
   const std::uint64_t per_task = 2 * 8 + (tl.wide_keys() ? 2 * 8 : 2 * 4) + 8;  // tasks x2, keys x2, T5 task starts
   check_spgemm_fits(static_cast<std::uint64_t>(tl.n) * per_task,
                     "bmSparse SpGEMM task list of " + std::to_string(tl.n) + " tasks");
-  tl.tasks = PoolBuffer<std::uint64_t>(static_cast<std::size_t>(tl.n), "T3 task list");
-  tl.tasks_alt = PoolBuffer<std::uint64_t>(static_cast<std::size_t>(tl.n), "T4 sorted task list");
+  tl.tasks = PoolBuffer<std::uint64_t>(static_cast<std::size_t>(tl.n), "T3 task list", stream);
+  tl.tasks_alt = PoolBuffer<std::uint64_t>(static_cast<std::size_t>(tl.n), "T4 sorted task list", stream);
   const int grid = grid_for(a.blocks, 32, device);
   if (tl.wide_keys()) {
-    tl.keys64 = PoolBuffer<std::uint64_t>(static_cast<std::size_t>(tl.n), "T3 sort keys");
-    tl.keys64_alt = PoolBuffer<std::uint64_t>(static_cast<std::size_t>(tl.n), "T4 sort keys");
-    scatter_tasks_kernel<<<grid, kThreads>>>(a.keys.get(), a.blocks, tl.pos.get(), b.block_row_ptr.get(),
+    tl.keys64 = PoolBuffer<std::uint64_t>(static_cast<std::size_t>(tl.n), "T3 sort keys", stream);
+    tl.keys64_alt = PoolBuffer<std::uint64_t>(static_cast<std::size_t>(tl.n), "T4 sort keys", stream);
+    scatter_tasks_kernel<<<grid, kThreads, 0, stream>>>(a.keys.get(), a.blocks, tl.pos.get(), b.block_row_ptr.get(),
                                              b.keys.get(), b_bcols, true, tl.tasks.get(), tl.keys64.get());
   } else {
-    tl.keys32 = PoolBuffer<std::uint32_t>(static_cast<std::size_t>(tl.n), "T3 sort keys");
-    tl.keys32_alt = PoolBuffer<std::uint32_t>(static_cast<std::size_t>(tl.n), "T4 sort keys");
-    scatter_tasks_kernel<<<grid, kThreads>>>(a.keys.get(), a.blocks, tl.pos.get(), b.block_row_ptr.get(),
+    tl.keys32 = PoolBuffer<std::uint32_t>(static_cast<std::size_t>(tl.n), "T3 sort keys", stream);
+    tl.keys32_alt = PoolBuffer<std::uint32_t>(static_cast<std::size_t>(tl.n), "T4 sort keys", stream);
+    scatter_tasks_kernel<<<grid, kThreads, 0, stream>>>(a.keys.get(), a.blocks, tl.pos.get(), b.block_row_ptr.get(),
                                              b.keys.get(), b_bcols, tl.radix, tl.tasks.get(), tl.keys32.get());
   }
   SPKIT_LAUNCH_CHECK("scatter_tasks_kernel");
@@ -283,27 +272,28 @@ TaskList t3_task_list(const DeviceBlocks<T>& a, const DeviceBlocks<T>& b, PoolBu
 }
 
 template <class T>
-void t4_sort(TaskList& tl, const DeviceBlocks<T>& a, int device) {
+void t4_sort(TaskList& tl, const DeviceBlocks<T>& a, int device, cudaStream_t stream) {
   if (tl.n == 0) return;
   cub::DoubleBuffer<std::uint64_t> values(tl.tasks.get(), tl.tasks_alt.get());
   if (tl.wide_keys()) {
     cub::DoubleBuffer<std::uint64_t> keys(tl.keys64.get(), tl.keys64_alt.get());
-    cub_run("T4 radix sort", [&](void* tmp, std::size_t& bytes) {
-      return cub::DeviceRadixSort::SortPairs(tmp, bytes, keys, values, tl.n, 0, static_cast<int>(tl.key_bits));
+    cub_run(stream, "T4 radix sort", [&](void* tmp, std::size_t& bytes) {
+      return cub::DeviceRadixSort::SortPairs(tmp, bytes, keys, values, tl.n, 0, static_cast<int>(tl.key_bits), stream);
     });
   } else if (tl.radix) {  // (i, k) fits 32 bits: a third less to move per pass
     cub::DoubleBuffer<std::uint32_t> keys(tl.keys32.get(), tl.keys32_alt.get());
-    cub_run("T4 radix sort", [&](void* tmp, std::size_t& bytes) {
-      return cub::DeviceRadixSort::SortPairs(tmp, bytes, keys, values, tl.n, 0, static_cast<int>(tl.key_bits));
+    cub_run(stream, "T4 radix sort", [&](void* tmp, std::size_t& bytes) {
+      return cub::DeviceRadixSort::SortPairs(tmp, bytes, keys, values, tl.n, 0, static_cast<int>(tl.key_bits), stream);
     });
   } else {
-    PoolBuffer<std::int64_t> seg(static_cast<std::size_t>(a.brows) + 1, "T4 segment offsets");
-    segment_offsets_kernel<<<grid_for(a.brows + 1, 1, device), kThreads>>>(a.block_row_ptr.get(), a.brows,
+    PoolBuffer<std::int64_t> seg(static_cast<std::size_t>(a.brows) + 1, "T4 segment offsets", stream);
+    segment_offsets_kernel<<<grid_for(a.brows + 1, 1, device), kThreads, 0, stream>>>(a.block_row_ptr.get(), a.brows,
                                                                           tl.pos.get(), seg.get());
     SPKIT_LAUNCH_CHECK("segment_offsets_kernel");
     cub::DoubleBuffer<std::uint32_t> keys(tl.keys32.get(), tl.keys32_alt.get());
-    cub_run("T4 segmented sort", [&](void* tmp, std::size_t& bytes) {
-      return cub::DeviceSegmentedSort::SortPairs(tmp, bytes, keys, values, tl.n, a.brows, seg.get(), seg.get() + 1);
+    cub_run(stream, "T4 segmented sort", [&](void* tmp, std::size_t& bytes) {
+      return cub::DeviceSegmentedSort::SortPairs(tmp, bytes, keys, values, tl.n, a.brows, seg.get(), seg.get() + 1,
+                                                 stream);
     });
   }
   if (values.selector) std::swap(tl.tasks, tl.tasks_alt);  // tl.tasks: the sorted list
@@ -320,21 +310,24 @@ struct OutputBlocks {
 };
 
 template <class T>
-OutputBlocks t5_output_keys(const TaskList& tl, const DeviceBlocks<T>& a, const DeviceBlocks<T>& b, int device) {
+OutputBlocks t5_output_keys(const TaskList& tl, const DeviceBlocks<T>& a, const DeviceBlocks<T>& b, int device,
+                            cudaStream_t stream) {
   OutputBlocks ob;
   if (tl.n == 0) return ob;
   const OutputKeyOf key_of{tl.tasks.get(), a.keys.get(), b.keys.get()};
-  ob.task_start = PoolBuffer<std::int64_t>(static_cast<std::size_t>(tl.n) + 1, "T5 task range of each output block");
-  PoolBuffer<std::int64_t> count(1, "T5 output block count");
-  cub_run("T5 run heads", [&](void* tmp, std::size_t& bytes) {
+  ob.task_start =
+      PoolBuffer<std::int64_t>(static_cast<std::size_t>(tl.n) + 1, "T5 task range of each output block", stream);
+  PoolBuffer<std::int64_t> count(1, "T5 output block count", stream);
+  cub_run(stream, "T5 run heads", [&](void* tmp, std::size_t& bytes) {
     return cub::DeviceSelect::If(tmp, bytes, thrust::counting_iterator<std::int64_t>(0), ob.task_start.get(),
-                                 count.get(), tl.n, RunHead{key_of});
+                                 count.get(), tl.n, RunHead{key_of}, stream);
   });
-  ob.n = read_device_value(count.get());
-  set_value_kernel<<<1, 1>>>(ob.task_start.get() + ob.n, tl.n);
+  ob.n = read_device_value(count.get(), stream);
+  set_value_kernel<<<1, 1, 0, stream>>>(ob.task_start.get() + ob.n, tl.n);
   SPKIT_LAUNCH_CHECK("set_value_kernel");
-  ob.keys = PoolBuffer<std::uint64_t>(static_cast<std::size_t>(ob.n), "T5 output keys");
-  output_keys_kernel<<<grid_for(ob.n, 1, device), kThreads>>>(key_of, ob.task_start.get(), ob.n, ob.keys.get());
+  ob.keys = PoolBuffer<std::uint64_t>(static_cast<std::size_t>(ob.n), "T5 output keys", stream);
+  output_keys_kernel<<<grid_for(ob.n, 1, device), kThreads, 0, stream>>>(key_of, ob.task_start.get(), ob.n,
+                                                                          ob.keys.get());
   SPKIT_LAUNCH_CHECK("output_keys_kernel");
   return ob;
 }
@@ -348,80 +341,84 @@ struct DenseBlocks {
 
 template <class T, class Policy>
 DenseBlocks<T> t6_multiply(const TaskList& tl, const OutputBlocks& ob, const DeviceBlocks<T>& a,
-                           const DeviceBlocks<T>& b, int device) {
+                           const DeviceBlocks<T>& b, int device, cudaStream_t stream) {
   DenseBlocks<T> d;
   if (ob.n == 0) return d;
   check_spgemm_fits(static_cast<std::uint64_t>(ob.n) * (64 * sizeof(T) + 8 * 5),
                     "bmSparse SpGEMM output of " + std::to_string(ob.n) + " 8x8 blocks");
-  d.values = PoolBuffer<T>(static_cast<std::size_t>(ob.n) * 64, "T6 dense output blocks");
-  d.bitmaps = PoolBuffer<std::uint64_t>(static_cast<std::size_t>(ob.n), "T6 output bitmaps");
-  d.counts = PoolBuffer<std::int64_t>(static_cast<std::size_t>(ob.n) + 1, "T6 output counts");
-  SPKIT_CUDA_CHECK(cudaMemsetAsync(d.counts.get() + ob.n, 0, sizeof(std::int64_t)));
+  d.values = PoolBuffer<T>(static_cast<std::size_t>(ob.n) * 64, "T6 dense output blocks", stream);
+  d.bitmaps = PoolBuffer<std::uint64_t>(static_cast<std::size_t>(ob.n), "T6 output bitmaps", stream);
+  d.counts = PoolBuffer<std::int64_t>(static_cast<std::size_t>(ob.n) + 1, "T6 output counts", stream);
+  SPKIT_CUDA_CHECK(cudaMemsetAsync(d.counts.get() + ob.n, 0, sizeof(std::int64_t), stream));
   MultiplyArgs<T> args{tl.tasks.get(),   ob.task_start.get(), ob.n,           a.bitmaps.get(), a.offsets.get(),
                        a.values.get(),   b.bitmaps.get(),     b.offsets.get(), b.values.get(),  d.values.get(),
                        d.bitmaps.get(), d.counts.get()};
   const std::int64_t groups = (ob.n + Policy::kBlocksPerWarp - 1) / Policy::kBlocksPerWarp;
-  multiply_kernel<T, Policy><<<grid_for(groups, 32, device), kThreads>>>(args);
+  multiply_kernel<T, Policy><<<grid_for(groups, 32, device), kThreads, 0, stream>>>(args);
   SPKIT_LAUNCH_CHECK("multiply_kernel");
   return d;
 }
 
 template <class T>
-ProductBlocks<T> t7_compact(const OutputBlocks& ob, DenseBlocks<T>& d, std::int64_t brows, int device) {
+ProductBlocks<T> t7_compact(const OutputBlocks& ob, DenseBlocks<T>& d, std::int64_t brows, int device,
+                            cudaStream_t stream) {
   ProductBlocks<T> c;
-  c.block_row_ptr = PoolBuffer<std::int64_t>(static_cast<std::size_t>(brows) + 1, "C block_row_ptr");
+  c.block_row_ptr = PoolBuffer<std::int64_t>(static_cast<std::size_t>(brows) + 1, "C block_row_ptr", stream);
   if (ob.n == 0) {
-    SPKIT_CUDA_CHECK(cudaMemsetAsync(c.block_row_ptr.get(), 0, (brows + 1) * sizeof(std::int64_t)));
-    c.offsets = PoolBuffer<std::int64_t>(1, "C offsets");
-    SPKIT_CUDA_CHECK(cudaMemsetAsync(c.offsets.get(), 0, sizeof(std::int64_t)));
+    SPKIT_CUDA_CHECK(cudaMemsetAsync(c.block_row_ptr.get(), 0, (brows + 1) * sizeof(std::int64_t), stream));
+    c.offsets = PoolBuffer<std::int64_t>(1, "C offsets", stream);
+    SPKIT_CUDA_CHECK(cudaMemsetAsync(c.offsets.get(), 0, sizeof(std::int64_t), stream));
     return c;
   }
-  PoolBuffer<std::int64_t> value_offsets(static_cast<std::size_t>(ob.n) + 1, "T7 value offsets");
-  PoolBuffer<std::int64_t> new_index(static_cast<std::size_t>(ob.n) + 1, "T7 block positions");
-  cub_run("T7 scan of counts", [&](void* tmp, std::size_t& bytes) {
-    return cub::DeviceScan::ExclusiveSum(tmp, bytes, d.counts.get(), value_offsets.get(), ob.n + 1);
+  PoolBuffer<std::int64_t> value_offsets(static_cast<std::size_t>(ob.n) + 1, "T7 value offsets", stream);
+  PoolBuffer<std::int64_t> new_index(static_cast<std::size_t>(ob.n) + 1, "T7 block positions", stream);
+  cub_run(stream, "T7 scan of counts", [&](void* tmp, std::size_t& bytes) {
+    return cub::DeviceScan::ExclusiveSum(tmp, bytes, d.counts.get(), value_offsets.get(), ob.n + 1, stream);
   });
-  cub_run("T7 scan of non-empty blocks", [&](void* tmp, std::size_t& bytes) {
+  cub_run(stream, "T7 scan of non-empty blocks", [&](void* tmp, std::size_t& bytes) {
     return cub::DeviceScan::ExclusiveSum(tmp, bytes, thrust::make_transform_iterator(d.counts.get(), NonEmpty{}),
-                                         new_index.get(), ob.n + 1);
+                                         new_index.get(), ob.n + 1, stream);
   });
-  c.nnz = read_device_value(value_offsets.get() + ob.n);
-  c.blocks = read_device_value(new_index.get() + ob.n);
-  c.keys = PoolBuffer<std::uint64_t>(static_cast<std::size_t>(c.blocks), "C keys");
-  c.bitmaps = PoolBuffer<std::uint64_t>(static_cast<std::size_t>(c.blocks), "C bitmaps");
-  c.offsets = PoolBuffer<std::int64_t>(static_cast<std::size_t>(c.blocks) + 1, "C offsets");
-  c.values = PoolBuffer<T>(static_cast<std::size_t>(c.nnz), "C values");
-  compact_kernel<T><<<grid_for(ob.n, 32, device), kThreads>>>(ob.n, ob.keys.get(), d.bitmaps.get(), d.counts.get(),
+  c.nnz = read_device_value(value_offsets.get() + ob.n, stream);
+  c.blocks = read_device_value(new_index.get() + ob.n, stream);
+  c.keys = PoolBuffer<std::uint64_t>(static_cast<std::size_t>(c.blocks), "C keys", stream);
+  c.bitmaps = PoolBuffer<std::uint64_t>(static_cast<std::size_t>(c.blocks), "C bitmaps", stream);
+  c.offsets = PoolBuffer<std::int64_t>(static_cast<std::size_t>(c.blocks) + 1, "C offsets", stream);
+  c.values = PoolBuffer<T>(static_cast<std::size_t>(c.nnz), "C values", stream);
+  compact_kernel<T><<<grid_for(ob.n, 32, device), kThreads, 0, stream>>>(ob.n, ob.keys.get(), d.bitmaps.get(),
+                                                                         d.counts.get(),
                                                              value_offsets.get(), new_index.get(), d.values.get(),
                                                              c.keys.get(), c.bitmaps.get(), c.offsets.get(),
                                                              c.values.get());
   SPKIT_LAUNCH_CHECK("compact_kernel");
-  set_value_kernel<<<1, 1>>>(c.offsets.get() + c.blocks, c.nnz);
+  set_value_kernel<<<1, 1, 0, stream>>>(c.offsets.get() + c.blocks, c.nnz);
   SPKIT_LAUNCH_CHECK("set_value_kernel");
-  block_row_ptr_kernel<<<grid_for(brows + 1, 1, device), kThreads>>>(c.keys.get(), c.blocks, brows,
+  block_row_ptr_kernel<<<grid_for(brows + 1, 1, device), kThreads, 0, stream>>>(c.keys.get(), c.blocks, brows,
                                                                      c.block_row_ptr.get());
   SPKIT_LAUNCH_CHECK("block_row_ptr_kernel");
   return c;
 }
 
-// The whole product T1-T7, each stage closed by timer.mark().
+// The whole product T1-T7 on `stream`, each stage opened by marks.device(). The product ends (the
+// stage "download" begins) before its temporaries are freed, outside the product time.
 template <class T, class Policy>
 ProductBlocks<T> bmsparse_product(const DeviceBlocks<T>& a, const DeviceBlocks<T>& b, std::int64_t threshold,
-                                  StageTimer& timer, int device) {
-  PoolBuffer<std::int64_t> b_count = t1_count_blocks(b, device);
-  timer.mark();
-  PoolBuffer<std::int64_t> task_count = t2_gather(a, b_count.get(), device);
-  timer.mark();
-  TaskList tl = t3_task_list(a, b, task_count, threshold, device);
-  timer.mark();
-  t4_sort(tl, a, device);
-  timer.mark();
-  OutputBlocks ob = t5_output_keys(tl, a, b, device);
-  timer.mark();
-  DenseBlocks<T> dense = t6_multiply<T, Policy>(tl, ob, a, b, device);
-  timer.mark();
-  ProductBlocks<T> c = t7_compact(ob, dense, a.brows, device);
-  timer.mark();
+                                  const detail::StageMarks& marks, int device, cudaStream_t stream) {
+  marks.device("T1 count");
+  PoolBuffer<std::int64_t> b_count = t1_count_blocks(b, device, stream);
+  marks.device("T2 gather");
+  PoolBuffer<std::int64_t> task_count = t2_gather(a, b_count.get(), device, stream);
+  marks.device("T3 task list");
+  TaskList tl = t3_task_list(a, b, task_count, threshold, device, stream);
+  marks.device("T4 sort");
+  t4_sort(tl, a, device, stream);
+  marks.device("T5 output keys");
+  OutputBlocks ob = t5_output_keys(tl, a, b, device, stream);
+  marks.device("T6 multiply");
+  DenseBlocks<T> dense = t6_multiply<T, Policy>(tl, ob, a, b, device, stream);
+  marks.device("T7 compact");
+  ProductBlocks<T> c = t7_compact(ob, dense, a.brows, device, stream);
+  marks.host("download", false);
   c.tasks = tl.n;
   c.radix = tl.radix;
   return c;
@@ -444,72 +441,56 @@ SpgemmResult<T> run_bmsparse(const Csr<T>& a, const Csr<T>& b, const SpgemmOptio
   }
   set_device(o.device);
   const int device = o.device;
-  SpgemmResult<T> r;
+  const cudaStream_t stream = cuda_stream(o.stream);
+  const detail::StageMarks marks(o);
   const bool same = &a == &b;
-  BmSparse<T> ha, hb;
-  const double convert_ms = host_ms([&] {
-    ha = csr_to_bmsparse(a);
-    if (!same) hb = csr_to_bmsparse(b);
-  });
+  marks.host("convert", false);
+  const BmSparse<T> ha = csr_to_bmsparse(a);
+  BmSparse<T> hb;
+  if (!same) hb = csr_to_bmsparse(b);
   const BmSparse<T>& hbr = same ? ha : hb;
   constexpr std::int64_t kMaxBlocks = std::numeric_limits<std::uint32_t>::max();
   if (ha.blocks() > kMaxBlocks || hbr.blocks() > kMaxBlocks)
     throw TooLarge(name + ": more than 2^32-1 blocks in A or B (tasks hold 32-bit block indices)",
                    (ha.memory_bytes() + hbr.memory_bytes()));
   check_spgemm_fits(ha.memory_bytes() + (same ? 0 : hbr.memory_bytes()), name + ": A and B in bmSparse");
-  DeviceBlocks<T> da, db;
-  const double upload_ms = host_ms([&] {
-    da = upload_blocks(ha);
-    if (!same) db = upload_blocks(hbr);
-    SPKIT_CUDA_CHECK(cudaDeviceSynchronize());
-  });
+  marks.host("upload", false);
+  const DeviceBlocks<T> da = upload_blocks(ha);
+  DeviceBlocks<T> db;
+  if (!same) db = upload_blocks(hbr);
+  SPKIT_CUDA_CHECK(cudaDeviceSynchronize());  // the uploads from pageable memory have landed
   const DeviceBlocks<T>& dbr = same ? da : db;
-  const std::int64_t threshold = o.sort_threshold < 0 ? kDefaultSortThreshold : o.sort_threshold;
+  const std::int64_t threshold = o.sort_threshold < 0 ? tuning::spgemm::kRadixSortBelowTasks : o.sort_threshold;
 
-  StageTimer timer(stage_names());
-  ProductBlocks<T> c;
-  const int runs = std::max(0, o.warmup) + std::max(1, o.reps);
-  for (int run = 0; run < runs; ++run) {
-    c = ProductBlocks<T>();
-    timer.start();
-    c = bmsparse_product<T, Policy>(da, dbr, threshold, timer, device);
-    timer.finish(run >= std::max(0, o.warmup));
-  }
+  ProductBlocks<T> c = bmsparse_product<T, Policy>(da, dbr, threshold, marks, device, stream);
   BmSparse<T> hc;
-  const double download_ms = host_ms([&] {
-    hc.rows = a.rows, hc.cols = b.cols;
-    hc.keys = c.keys.to_host(static_cast<std::size_t>(c.blocks));
-    hc.bitmaps = c.bitmaps.to_host(static_cast<std::size_t>(c.blocks));
-    hc.offsets = c.offsets.to_host(static_cast<std::size_t>(c.blocks) + 1);
-    hc.values = c.values.to_host(static_cast<std::size_t>(c.nnz));
-    hc.block_row_ptr = c.block_row_ptr.to_host(static_cast<std::size_t>(da.brows) + 1);
-  });
-  const double to_csr_ms = host_ms([&] { r.c = bmsparse_to_csr(hc); });
-  r.stages.push_back({"convert", convert_ms, false});
-  r.stages.push_back({"upload", upload_ms, false});
-  timer.report(r.stages, r.total_ms);
-  r.stages.push_back({"download", download_ms, false});
-  r.stages.push_back({"to CSR", to_csr_ms, false});
+  hc.rows = a.rows, hc.cols = b.cols;
+  hc.keys = c.keys.to_host(static_cast<std::size_t>(c.blocks));
+  hc.bitmaps = c.bitmaps.to_host(static_cast<std::size_t>(c.blocks));
+  hc.offsets = c.offsets.to_host(static_cast<std::size_t>(c.blocks) + 1);
+  hc.values = c.values.to_host(static_cast<std::size_t>(c.nnz));
+  hc.block_row_ptr = c.block_row_ptr.to_host(static_cast<std::size_t>(da.brows) + 1);
+  marks.host("to CSR", false);
+  SpgemmResult<T> r;
+  r.c = bmsparse_to_csr(hc);
+  marks.end();
   r.out_blocks = c.blocks;
   r.tasks = c.tasks;
   r.detail = c.tasks == 0 ? std::string("no tasks") : c.radix ? "radix sort (" + std::to_string(c.tasks) + " tasks < threshold " + std::to_string(threshold) + ")"
                      : "segmented sort (" + std::to_string(c.tasks) + " tasks >= threshold " + std::to_string(threshold) + ")";
   c = ProductBlocks<T>();
-  trim_spgemm_pool(device);
+  release_spgemm_pool(o, stream);
   return r;
 }
 
+// Completes a variant's registration (format, backend, the FP16 inputs' underflow, the runners of
+// Policy, whose block products T6 uses; T1-T5 and T7 are shared) and adds it. has_f32: false where the
+// arithmetic has no float form (FP64 tensor cores).
 template <class Policy>
-void add_variant(SpgemmRegistry& reg, const std::string& variant, bool has_f32, std::string arithmetic,
-                 double unit_roundoff, std::string description) {
-  SpgemmKernelInfo k;
-  k.name = "cuda.bmsparse." + variant;
+void add_variant(SpgemmRegistry& reg, SpgemmKernelInfo k, bool has_f32 = true) {
   k.format = Format::bmsparse;
   k.backend = Backend::cuda;
-  k.input_underflow = arithmetic.rfind("fp16", 0) == 0 ? 0x1p-25 : 0.0;  // fp16 subnormals: spacing 2^-24
-  k.arithmetic = std::move(arithmetic);
-  k.unit_roundoff = unit_roundoff;
-  k.description = std::move(description);
+  k.input_underflow = k.arithmetic.rfind("fp16", 0) == 0 ? 0x1p-25 : 0.0;  // fp16 subnormals: spacing 2^-24
   const std::string name = k.name;
   if (has_f32)
     k.run_f32 = [name](const Csr<float>& a, const Csr<float>& b, const SpgemmOptions& o) {
@@ -526,18 +507,40 @@ void add_variant(SpgemmRegistry& reg, const std::string& variant, bool has_f32, 
 
 void register_bmsparse_spgemm_kernels(SpgemmRegistry& reg) {
   using namespace spgemm;
-  add_variant<CudaCores>(reg, "cc", true, "", 0,
-                         "bmSparse pipeline T1-T7, block products on CUDA cores in the value type");
-  add_variant<TcFp16Naive>(reg, "tc_fp16", true, "fp16 in, fp32 acc", 0x1p-11,
-                           "bmSparse pipeline, tensor cores (wmma 16x16x16), one block per fragment");
-  add_variant<TcFp16Pair>(reg, "tc_fp16_pair", true, "fp16 in, fp32 acc", 0x1p-11,
-                          "bmSparse pipeline, tensor cores (mma m16n8k16), two output blocks per fragment");
-  add_variant<TcFp16TwoTask>(reg, "tc_fp16_2task", true, "fp16 in, fp32 acc", 0x1p-11,
-                             "bmSparse pipeline, tensor cores (mma m16n8k16), two output blocks x two tasks");
-  add_variant<TcTf32>(reg, "tc_tf32", true, "tf32 in, fp32 acc", 0x1p-11,
-                      "bmSparse pipeline, tensor cores (mma m16n8k8 TF32), one block per fragment");
-  add_variant<TcFp64>(reg, "tc_fp64", false, "", 0,
-                      "bmSparse pipeline, FP64 tensor cores (mma m8n8k4, two per 8x8x8 block product)");
+  const std::string pipeline = "bmSparse (Berger et al.): task list, adaptive sort and 8x8 block products (T1-T7), ";
+  SpgemmKernelInfo cc;
+  cc.name = "cuda.bmsparse.cc";
+  cc.description = pipeline + "block products on CUDA cores in the value type";
+  add_variant<CudaCores>(reg, std::move(cc));
+
+  SpgemmKernelInfo fp16;
+  fp16.name = "cuda.bmsparse.tc_fp16";
+  fp16.arithmetic = "fp16 in, fp32 acc";
+  fp16.unit_roundoff = 0x1p-11;
+  fp16.description = pipeline + "tensor cores (wmma 16x16x16), one block per fragment";
+  add_variant<TcFp16Naive>(reg, fp16);
+
+  SpgemmKernelInfo pair = fp16;
+  pair.name = "cuda.bmsparse.tc_fp16_pair";
+  pair.description = pipeline + "tensor cores (mma m16n8k16), two output blocks per fragment";
+  add_variant<TcFp16Pair>(reg, std::move(pair));
+
+  SpgemmKernelInfo two_task = fp16;
+  two_task.name = "cuda.bmsparse.tc_fp16_2task";
+  two_task.description = pipeline + "tensor cores (mma m16n8k16), two output blocks x two tasks";
+  add_variant<TcFp16TwoTask>(reg, std::move(two_task));
+
+  SpgemmKernelInfo tf32;
+  tf32.name = "cuda.bmsparse.tc_tf32";
+  tf32.arithmetic = "tf32 in, fp32 acc";
+  tf32.unit_roundoff = 0x1p-11;
+  tf32.description = pipeline + "tensor cores (mma m16n8k8 TF32), one block per fragment";
+  add_variant<TcTf32>(reg, std::move(tf32));
+
+  SpgemmKernelInfo fp64;
+  fp64.name = "cuda.bmsparse.tc_fp64";
+  fp64.description = pipeline + "FP64 tensor cores (mma m8n8k4, two per 8x8x8 block product)";
+  add_variant<TcFp64>(reg, std::move(fp64), /*has_f32=*/false);
 }
 
 }  // namespace spkit::cuda

@@ -20,18 +20,21 @@
 #include <string>
 
 #include "spgemm/cuda/spgemm_cuda_common.cuh"
+#include "tuning.hpp"
 
 namespace spkit::cuda {
 namespace {
 
-constexpr int kTinyProducts = 16;    // one thread per row: road-like rows (~9 products) cost a warp each otherwise
+// Bin limits and grid sizes measured on an H100: tuning::spgemm. The table sizes follow from shared memory.
+constexpr int kTinyProducts = tuning::spgemm::kHashTinyRowProducts;  // one thread per row
 constexpr int kTinyThreads = 128;    // shared: 16 x 128 x (4 + 8) B
-constexpr int kShortProducts = 256;  // warp rows: at most this many products, so a 512-slot table is half full at most
+constexpr int kShortProducts = tuning::spgemm::kHashShortRowProducts;  // one warp per row
 constexpr int kWarpSlots = 512;
+static_assert(2 * kShortProducts <= kWarpSlots, "a short row's warp table must stay at most half full");
 constexpr int kShortWarps = 4;       // warps per block of the short-row kernel (shared: 4 x 512 x (4 + 8) B)
 constexpr int kBlockSlots = 2048;    // shared table of the mid-row kernel (24 KiB with double values)
 constexpr int kRowThreads = 256;     // mid and huge rows
-constexpr std::int64_t kHugeProductsPerPart = 4096;  // a huge row gets one thread block per this many products
+constexpr std::int64_t kHugeProductsPerPart = tuning::spgemm::kHashHugeRowProductsPerBlock;
 
 template <class T>
 struct CsrView {
@@ -381,42 +384,46 @@ struct RowBins {
 };
 
 template <class T>
-void reset_tables(RowBins<T>& bins) {
+void reset_tables(RowBins<T>& bins, cudaStream_t stream) {
   if (bins.table_slots == 0) return;
-  SPKIT_CUDA_CHECK(cudaMemsetAsync(bins.table_keys.get(), 0xff, bins.table_slots * sizeof(std::int32_t)));  // -1
-  SPKIT_CUDA_CHECK(cudaMemsetAsync(bins.table_vals.get(), 0, bins.table_slots * sizeof(T)));
+  SPKIT_CUDA_CHECK(  // every key -1
+      cudaMemsetAsync(bins.table_keys.get(), 0xff, bins.table_slots * sizeof(std::int32_t), stream));
+  SPKIT_CUDA_CHECK(cudaMemsetAsync(bins.table_vals.get(), 0, bins.table_slots * sizeof(T), stream));
 }
 
 template <class T, bool kNumeric>
 void launch_bins(RowBins<T>& bins, const DeviceCsr<T>& a, const DeviceCsr<T>& b, const std::int64_t* products,
-                 std::int64_t* c_count, const std::int64_t* c_row_ptr, std::int32_t* c_col, T* c_val, int device) {
+                 std::int64_t* c_count, const std::int64_t* c_row_ptr, std::int32_t* c_col, T* c_val, int device,
+                 cudaStream_t stream) {
   if (bins.n[0] > 0) {
-    tiny_rows_kernel<T, kNumeric><<<spgemm_grid(bins.n[0], 1, device, kTinyThreads), kTinyThreads>>>(
+    tiny_rows_kernel<T, kNumeric><<<spgemm_grid(bins.n[0], 1, device, kTinyThreads), kTinyThreads, 0, stream>>>(
         bins.rows[0].get(), bins.n[0], a.view(), b.view(), c_count, c_row_ptr, c_col, c_val);
     SPKIT_LAUNCH_CHECK("tiny_rows_kernel");
   }
   if (bins.n[1] > 0) {
-    short_rows_kernel<T, kNumeric><<<spgemm_grid(bins.n[1], 32, device, kShortWarps * 32), kShortWarps * 32>>>(
+    const int short_grid = spgemm_grid(bins.n[1], 32, device, kShortWarps * 32);
+    short_rows_kernel<T, kNumeric><<<short_grid, kShortWarps * 32, 0, stream>>>(
         bins.rows[1].get(), bins.n[1], products, b.cols, a.view(), b.view(), c_count, c_row_ptr, c_col, c_val);
     SPKIT_LAUNCH_CHECK("short_rows_kernel");
   }
-  const int row_grid_cap = device_props(device).sm_count * 8;
+  const int row_grid_cap = device_props(device).sm_count * tuning::spgemm::kHashRowBlocksPerSm;
   if (bins.n[2] > 0) {
-    mid_rows_kernel<T, kNumeric><<<static_cast<int>(std::min<std::int64_t>(bins.n[2], row_grid_cap)), kRowThreads>>>(
+    const int mid_grid = static_cast<int>(std::min<std::int64_t>(bins.n[2], row_grid_cap));
+    mid_rows_kernel<T, kNumeric><<<mid_grid, kRowThreads, 0, stream>>>(
         bins.rows[2].get(), bins.n[2], products, b.cols, a.view(), b.view(), c_count, c_row_ptr, c_col, c_val);
     SPKIT_LAUNCH_CHECK("mid_rows_kernel");
   }
   if (bins.n[3] > 0) {
-    reset_tables(bins);
-    huge_rows_kernel<T, kNumeric><<<row_grid_cap, kRowThreads>>>(bins.rows[3].get(), bins.n[3],
+    reset_tables(bins, stream);
+    huge_rows_kernel<T, kNumeric><<<row_grid_cap, kRowThreads, 0, stream>>>(bins.rows[3].get(), bins.n[3],
                                                                  bins.part_offsets.get(), bins.table_offsets.get(),
                                                                  bins.table_keys.get(), bins.table_vals.get(),
                                                                  a.view(), b.view(), c_count);
     SPKIT_LAUNCH_CHECK("huge_rows_kernel");
     if constexpr (kNumeric) {
-      PoolBuffer<unsigned long long> fill(static_cast<std::size_t>(bins.n[3]), "huge row fill counters");
-      SPKIT_CUDA_CHECK(cudaMemsetAsync(fill.get(), 0, bins.n[3] * sizeof(unsigned long long)));
-      huge_rows_output_kernel<T><<<spgemm_grid(bins.table_slots, 1, device), kSpgemmThreads>>>(
+      PoolBuffer<unsigned long long> fill(static_cast<std::size_t>(bins.n[3]), "huge row fill counters", stream);
+      SPKIT_CUDA_CHECK(cudaMemsetAsync(fill.get(), 0, bins.n[3] * sizeof(unsigned long long), stream));
+      huge_rows_output_kernel<T><<<spgemm_grid(bins.table_slots, 1, device), kSpgemmThreads, 0, stream>>>(
           bins.rows[3].get(), bins.n[3], bins.table_offsets.get(), bins.table_keys.get(), bins.table_vals.get(),
           fill.get(), c_row_ptr, c_col, c_val);
       SPKIT_LAUNCH_CHECK("huge_rows_output_kernel");
@@ -424,90 +431,93 @@ void launch_bins(RowBins<T>& bins, const DeviceCsr<T>& a, const DeviceCsr<T>& b,
   }
 }
 
+// The product on `stream`, each stage opened by marks.device(). It ends (the stage "download" begins)
+// before its temporaries are freed, outside the product time.
 template <class T>
-CsrProduct<T> hash_product(const DeviceCsr<T>& a, const DeviceCsr<T>& b, StageTimer& timer, int device) {
+CsrProduct<T> hash_product(const DeviceCsr<T>& a, const DeviceCsr<T>& b, const detail::StageMarks& marks, int device,
+                           cudaStream_t stream) {
   const std::int64_t rows = a.rows;
-  // count
-  PoolBuffer<std::int64_t> products(static_cast<std::size_t>(rows), "row products");
-  row_products_kernel<<<spgemm_grid(rows, 32, device), kSpgemmThreads>>>(a.row_ptr.get(), a.col_idx.get(),
+  marks.device("count");
+  PoolBuffer<std::int64_t> products(static_cast<std::size_t>(rows), "row products", stream);
+  row_products_kernel<<<spgemm_grid(rows, 32, device), kSpgemmThreads, 0, stream>>>(a.row_ptr.get(), a.col_idx.get(),
                                                                          b.row_ptr.get(), rows, products.get());
   SPKIT_LAUNCH_CHECK("row_products_kernel");
   RowBins<T> bins;
-  PoolBuffer<std::int64_t> counts(kBins, "row bin sizes");
-  SPKIT_CUDA_CHECK(cudaMemsetAsync(counts.get(), 0, kBins * sizeof(std::int64_t)));
+  PoolBuffer<std::int64_t> counts(kBins, "row bin sizes", stream);
+  SPKIT_CUDA_CHECK(cudaMemsetAsync(counts.get(), 0, kBins * sizeof(std::int64_t), stream));
   for (int bin = 0; bin < kBins; ++bin) {
-    bins.rows[bin] = PoolBuffer<std::int64_t>(static_cast<std::size_t>(rows), "rows of a bin");
-    cub_run("select the rows of a bin", [&](void* tmp, std::size_t& bytes) {
+    bins.rows[bin] = PoolBuffer<std::int64_t>(static_cast<std::size_t>(rows), "rows of a bin", stream);
+    cub_run(stream, "select the rows of a bin", [&](void* tmp, std::size_t& bytes) {
       return cub::DeviceSelect::If(tmp, bytes, thrust::counting_iterator<std::int64_t>(0), bins.rows[bin].get(),
-                                   counts.get() + bin, rows, RowBin{products.get(), b.cols, bin});
+                                   counts.get() + bin, rows, RowBin{products.get(), b.cols, bin}, stream);
     });
   }
   const std::vector<std::int64_t> n = counts.to_host(kBins);
   for (int bin = 0; bin < kBins; ++bin) bins.n[bin] = n[bin];
   if (bins.n[3] > 0) {
     const std::int64_t h = bins.n[3];
-    PoolBuffer<std::int64_t> sizes(static_cast<std::size_t>(h) + 1, "huge row table sizes"),
-        parts(static_cast<std::size_t>(h) + 1, "huge row parts");
-    bins.table_offsets = PoolBuffer<std::int64_t>(static_cast<std::size_t>(h) + 1, "huge row table offsets");
-    bins.part_offsets = PoolBuffer<std::int64_t>(static_cast<std::size_t>(h) + 1, "huge row part offsets");
-    huge_row_sizes_kernel<<<spgemm_grid(h + 1, 1, device), kSpgemmThreads>>>(
+    PoolBuffer<std::int64_t> sizes(static_cast<std::size_t>(h) + 1, "huge row table sizes", stream),
+        parts(static_cast<std::size_t>(h) + 1, "huge row parts", stream);
+    bins.table_offsets = PoolBuffer<std::int64_t>(static_cast<std::size_t>(h) + 1, "huge row table offsets", stream);
+    bins.part_offsets = PoolBuffer<std::int64_t>(static_cast<std::size_t>(h) + 1, "huge row part offsets", stream);
+    huge_row_sizes_kernel<<<spgemm_grid(h + 1, 1, device), kSpgemmThreads, 0, stream>>>(
         bins.rows[3].get(), h, products.get(), a.row_ptr.get(), b.cols, sizes.get(), parts.get());
     SPKIT_LAUNCH_CHECK("huge_row_sizes_kernel");
-    cub_run("scan of table sizes", [&](void* tmp, std::size_t& bytes) {
-      return cub::DeviceScan::ExclusiveSum(tmp, bytes, sizes.get(), bins.table_offsets.get(), h + 1);
+    cub_run(stream, "scan of table sizes", [&](void* tmp, std::size_t& bytes) {
+      return cub::DeviceScan::ExclusiveSum(tmp, bytes, sizes.get(), bins.table_offsets.get(), h + 1, stream);
     });
-    cub_run("scan of parts", [&](void* tmp, std::size_t& bytes) {
-      return cub::DeviceScan::ExclusiveSum(tmp, bytes, parts.get(), bins.part_offsets.get(), h + 1);
+    cub_run(stream, "scan of parts", [&](void* tmp, std::size_t& bytes) {
+      return cub::DeviceScan::ExclusiveSum(tmp, bytes, parts.get(), bins.part_offsets.get(), h + 1, stream);
     });
-    bins.table_slots = read_device_value(bins.table_offsets.get() + h);
+    bins.table_slots = read_device_value(bins.table_offsets.get() + h, stream);
     check_spgemm_fits(static_cast<std::uint64_t>(bins.table_slots) * (4 + sizeof(T)),
                       "cuda.csr.hash: global hash tables of " + std::to_string(bins.table_slots) + " slots");
-    bins.table_keys = PoolBuffer<std::int32_t>(static_cast<std::size_t>(bins.table_slots), "global hash keys");
-    bins.table_vals = PoolBuffer<T>(static_cast<std::size_t>(bins.table_slots), "global hash values");
+    bins.table_keys = PoolBuffer<std::int32_t>(static_cast<std::size_t>(bins.table_slots), "global hash keys", stream);
+    bins.table_vals = PoolBuffer<T>(static_cast<std::size_t>(bins.table_slots), "global hash values", stream);
   }
-  timer.mark();
-  // symbolic
-  PoolBuffer<std::int64_t> row_nnz(static_cast<std::size_t>(rows) + 1, "row lengths of C");
-  SPKIT_CUDA_CHECK(cudaMemsetAsync(row_nnz.get(), 0, (rows + 1) * sizeof(std::int64_t)));
-  launch_bins<T, false>(bins, a, b, products.get(), row_nnz.get(), nullptr, nullptr, nullptr, device);
+  marks.device("symbolic");
+  PoolBuffer<std::int64_t> row_nnz(static_cast<std::size_t>(rows) + 1, "row lengths of C", stream);
+  SPKIT_CUDA_CHECK(cudaMemsetAsync(row_nnz.get(), 0, (rows + 1) * sizeof(std::int64_t), stream));
+  launch_bins<T, false>(bins, a, b, products.get(), row_nnz.get(), nullptr, nullptr, nullptr, device, stream);
   CsrProduct<T> c;
-  c.row_ptr = PoolBuffer<std::int64_t>(static_cast<std::size_t>(rows) + 1, "C row_ptr");
-  cub_run("scan of row lengths", [&](void* tmp, std::size_t& bytes) {
-    return cub::DeviceScan::ExclusiveSum(tmp, bytes, row_nnz.get(), c.row_ptr.get(), rows + 1);
+  c.row_ptr = PoolBuffer<std::int64_t>(static_cast<std::size_t>(rows) + 1, "C row_ptr", stream);
+  cub_run(stream, "scan of row lengths", [&](void* tmp, std::size_t& bytes) {
+    return cub::DeviceScan::ExclusiveSum(tmp, bytes, row_nnz.get(), c.row_ptr.get(), rows + 1, stream);
   });
-  c.nnz = read_device_value(c.row_ptr.get() + rows);
-  timer.mark();
-  // numeric
+  c.nnz = read_device_value(c.row_ptr.get() + rows, stream);
+  marks.device("numeric");
   check_spgemm_fits(static_cast<std::uint64_t>(c.nnz) * 2 * (4 + sizeof(T)), "cuda.csr.hash: C with " +
                                                                                  std::to_string(c.nnz) + " non-zeros");
-  c.col_idx = PoolBuffer<std::int32_t>(static_cast<std::size_t>(c.nnz), "C col_idx");
-  c.values = PoolBuffer<T>(static_cast<std::size_t>(c.nnz), "C values");
-  launch_bins<T, true>(bins, a, b, products.get(), nullptr, c.row_ptr.get(), c.col_idx.get(), c.values.get(), device);
-  timer.mark();
-  // sort the mid and huge rows (tiny and short rows are written sorted)
+  c.col_idx = PoolBuffer<std::int32_t>(static_cast<std::size_t>(c.nnz), "C col_idx", stream);
+  c.values = PoolBuffer<T>(static_cast<std::size_t>(c.nnz), "C values", stream);
+  launch_bins<T, true>(bins, a, b, products.get(), nullptr, c.row_ptr.get(), c.col_idx.get(), c.values.get(), device,
+                       stream);
+  marks.device("sort columns");  // the mid and huge rows (tiny and short rows are written sorted)
   const std::int64_t unsorted_rows = bins.n[2] + bins.n[3];
   if (c.nnz > 0 && unsorted_rows > 0) {
-    PoolBuffer<std::int64_t> begin(static_cast<std::size_t>(unsorted_rows), "segments to sort"),
-        end(static_cast<std::size_t>(unsorted_rows), "segments to sort");
+    PoolBuffer<std::int64_t> begin(static_cast<std::size_t>(unsorted_rows), "segments to sort", stream),
+        end(static_cast<std::size_t>(unsorted_rows), "segments to sort", stream);
     for (int bin = 2; bin < kBins; ++bin) {
       if (bins.n[bin] == 0) continue;
       const std::int64_t at = bin == 2 ? 0 : bins.n[2];
-      row_segments_kernel<<<spgemm_grid(bins.n[bin], 1, device), kSpgemmThreads>>>(
+      row_segments_kernel<<<spgemm_grid(bins.n[bin], 1, device), kSpgemmThreads, 0, stream>>>(
           bins.rows[bin].get(), bins.n[bin], c.row_ptr.get(), begin.get() + at, end.get() + at);
       SPKIT_LAUNCH_CHECK("row_segments_kernel");
     }
-    PoolBuffer<std::int32_t> col_out(static_cast<std::size_t>(c.nnz), "sorted C col_idx");
-    PoolBuffer<T> val_out(static_cast<std::size_t>(c.nnz), "sorted C values");
-    cub_run("segmented sort of C's columns", [&](void* tmp, std::size_t& bytes) {
+    PoolBuffer<std::int32_t> col_out(static_cast<std::size_t>(c.nnz), "sorted C col_idx", stream);
+    PoolBuffer<T> val_out(static_cast<std::size_t>(c.nnz), "sorted C values", stream);
+    cub_run(stream, "segmented sort of C's columns", [&](void* tmp, std::size_t& bytes) {
       return cub::DeviceSegmentedSort::SortPairs(tmp, bytes, c.col_idx.get(), col_out.get(), c.values.get(),
-                                                 val_out.get(), c.nnz, unsorted_rows, begin.get(), end.get());
+                                                 val_out.get(), c.nnz, unsorted_rows, begin.get(), end.get(), stream);
     });
-    copy_segments_kernel<T><<<static_cast<int>(std::min<std::int64_t>(unsorted_rows, device_props(device).sm_count * 16)),
-                              kSpgemmThreads>>>(unsorted_rows, begin.get(), end.get(), col_out.get(), val_out.get(),
-                                                c.col_idx.get(), c.values.get());
+    const int copy_grid = static_cast<int>(std::min<std::int64_t>(
+        unsorted_rows, device_props(device).sm_count * tuning::spgemm::kHashCopyBlocksPerSm));
+    copy_segments_kernel<T><<<copy_grid, kSpgemmThreads, 0, stream>>>(unsorted_rows, begin.get(), end.get(),
+                                                                     col_out.get(), val_out.get(), c.col_idx.get(),
+                                                                     c.values.get());
     SPKIT_LAUNCH_CHECK("copy_segments_kernel");
   }
-  timer.mark();
+  marks.host("download", false);
   return c;
 }
 
@@ -518,41 +528,30 @@ SpgemmResult<T> run_csr_hash(const Csr<T>& a, const Csr<T>& b, const SpgemmOptio
     throw Error(name + ": A is " + std::to_string(a.rows) + "x" + std::to_string(a.cols) + " but B is " +
                 std::to_string(b.rows) + "x" + std::to_string(b.cols));
   set_device(o.device);
-  SpgemmResult<T> r;
+  const cudaStream_t stream = cuda_stream(o.stream);
+  const detail::StageMarks marks(o);
   const bool same = &a == &b;
-  DeviceCsr<T> da, db;
-  const double upload_ms = host_ms([&] {
-    da = upload_csr(a);
-    if (!same) db = upload_csr(b);
-    SPKIT_CUDA_CHECK(cudaDeviceSynchronize());
-  });
+  marks.host("upload", false);
+  const DeviceCsr<T> da = upload_csr(a);
+  DeviceCsr<T> db;
+  if (!same) db = upload_csr(b);
+  SPKIT_CUDA_CHECK(cudaDeviceSynchronize());  // the uploads from pageable memory have landed
   const DeviceCsr<T>& dbr = same ? da : db;
-  r.stages.push_back({"upload", upload_ms, false});
-  StageTimer timer({"count", "symbolic", "numeric", "sort columns"});
-  CsrProduct<T> c;
-  const int runs = std::max(0, o.warmup) + std::max(1, o.reps);
-  for (int run = 0; run < runs; ++run) {
-    c = CsrProduct<T>();
-    timer.start();
-    c = hash_product(da, dbr, timer, o.device);
-    timer.finish(run >= std::max(0, o.warmup));
-  }
-  timer.report(r.stages, r.total_ms);
+  CsrProduct<T> c = hash_product(da, dbr, marks, o.device, stream);
   Csr<T> hc;
-  const double download_ms = host_ms([&] {
-    hc.rows = a.rows, hc.cols = b.cols;
-    hc.row_ptr = c.row_ptr.to_host(static_cast<std::size_t>(a.rows) + 1);
-    hc.col_idx = c.col_idx.to_host(static_cast<std::size_t>(c.nnz));
-    hc.values = c.values.to_host(static_cast<std::size_t>(c.nnz));
-  });
-  const double to_csr_ms = host_ms([&] { drop_zeros_and_sort(hc); });
+  hc.rows = a.rows, hc.cols = b.cols;
+  hc.row_ptr = c.row_ptr.to_host(static_cast<std::size_t>(a.rows) + 1);
+  hc.col_idx = c.col_idx.to_host(static_cast<std::size_t>(c.nnz));
+  hc.values = c.values.to_host(static_cast<std::size_t>(c.nnz));
+  marks.host("to CSR", false);
+  drop_zeros_and_sort(hc);
+  marks.end();
+  SpgemmResult<T> r;
   r.c = std::move(hc);
-  r.stages.push_back({"download", download_ms, false});
-  r.stages.push_back({"to CSR", to_csr_ms, false});
   r.detail = "thread rows <= " + std::to_string(kTinyProducts) + " products, hashed warp rows <= " +
              std::to_string(kShortProducts) + ", block rows, split huge rows";
   c = CsrProduct<T>();
-  trim_spgemm_pool(o.device);
+  release_spgemm_pool(o, stream);
   return r;
 }
 
@@ -563,7 +562,9 @@ void register_csr_hash_spgemm_kernel(SpgemmRegistry& reg) {
   k.name = "cuda.csr.hash";
   k.format = Format::csr;
   k.backend = Backend::cuda;
-  k.description = "row-wise CSR SpGEMM with hash accumulators (shared memory, global for long rows), two phases";
+  k.description =
+      "Gustavson's row-wise product on CSR with hash accumulators binned by row length, as in Nagasaka et al.'s "
+      "nsparse (shared memory, global for long rows), symbolic + numeric";
   k.run_f32 = [](const Csr<float>& a, const Csr<float>& b, const SpgemmOptions& o) { return run_csr_hash(a, b, o); };
   k.run_f64 = [](const Csr<double>& a, const Csr<double>& b, const SpgemmOptions& o) { return run_csr_hash(a, b, o); };
   reg.add(std::move(k));

@@ -6,7 +6,6 @@
 #include <memory>
 #include <mutex>
 
-#include "median.hpp"
 
 namespace spkit {
 
@@ -38,16 +37,20 @@ cudaMemPool_t spgemm_pool(int device) {
   return pools[device];
 }
 
-void trim_spgemm_pool(int device) {
-  SPKIT_CUDA_CHECK(cudaDeviceSynchronize());
+void trim_spgemm_pool(int device, cudaStream_t stream) {
+  SPKIT_CUDA_CHECK(cudaStreamSynchronize(stream));  // frees enqueued on the stream have happened
   SPKIT_CUDA_CHECK(cudaMemPoolTrimTo(spgemm_pool(device), 0));
 }
 
-void* pool_malloc(std::size_t bytes, const char* what) {
+void release_spgemm_pool(const SpgemmOptions& o, cudaStream_t stream) {
+  if (!o.keep_device_pool) trim_spgemm_pool(o.device, stream);
+}
+
+void* pool_malloc(std::size_t bytes, const char* what, cudaStream_t stream) {
   int device = 0;
   SPKIT_CUDA_CHECK(cudaGetDevice(&device));
   void* p = nullptr;
-  const cudaError_t err = cudaMallocFromPoolAsync(&p, bytes, spgemm_pool(device), 0);
+  const cudaError_t err = cudaMallocFromPoolAsync(&p, bytes, spgemm_pool(device), stream);
   if (err == cudaErrorMemoryAllocation) {
     cudaGetLastError();
     std::size_t free_b = 0, total_b = 0;
@@ -74,51 +77,8 @@ void check_spgemm_fits(std::uint64_t bytes, const std::string& what) {
     throw TooLarge(what + " does not fit in device memory (" + std::to_string(available) + " bytes available)", bytes);
 }
 
-void pool_free(void* p) noexcept {
-  if (p) cudaFreeAsync(p, 0);  // cannot report from a destructor; a sticky error shows at the next checked call
-}
-
-StageTimer::StageTimer(std::vector<std::string> names) : names_(std::move(names)) {
-  events_.resize(names_.size() + 1, nullptr);
-  for (auto& e : events_) SPKIT_CUDA_CHECK(cudaEventCreate(&e));
-  stage_ms_.resize(names_.size());
-}
-
-StageTimer::~StageTimer() {
-  for (auto e : events_)
-    if (e) cudaEventDestroy(e);
-}
-
-void StageTimer::start() {
-  SPKIT_CUDA_CHECK(cudaDeviceSynchronize());  // an empty queue: the first event is stamped now
-  next_ = 0;
-  SPKIT_CUDA_CHECK(cudaEventRecord(events_[next_++], 0));
-}
-
-void StageTimer::mark() {
-  if (next_ >= events_.size()) throw Error("StageTimer: more stages marked than named");
-  SPKIT_CUDA_CHECK(cudaEventRecord(events_[next_++], 0));
-}
-
-void StageTimer::finish(bool keep) {
-  if (next_ != events_.size())
-    throw Error("StageTimer: " + std::to_string(next_ - 1) + " stages marked, " + std::to_string(names_.size()) +
-                " named");
-  SPKIT_CUDA_CHECK(cudaEventSynchronize(events_.back()));
-  if (!keep) return;
-  for (std::size_t s = 0; s < names_.size(); ++s) {
-    float ms = 0;
-    SPKIT_CUDA_CHECK(cudaEventElapsedTime(&ms, events_[s], events_[s + 1]));
-    stage_ms_[s].push_back(ms);
-  }
-  float total = 0;
-  SPKIT_CUDA_CHECK(cudaEventElapsedTime(&total, events_.front(), events_.back()));
-  total_ms_.push_back(total);
-}
-
-void StageTimer::report(std::vector<SpgemmStage>& stages, std::vector<double>& total_ms) const {
-  for (std::size_t s = 0; s < names_.size(); ++s) stages.push_back({names_[s], detail::median(stage_ms_[s]), true});
-  total_ms.insert(total_ms.end(), total_ms_.begin(), total_ms_.end());
+void pool_free(void* p, cudaStream_t stream) noexcept {
+  if (p) cudaFreeAsync(p, stream);  // cannot report from a destructor; a sticky error shows at the next checked call
 }
 
 template <class T>

@@ -1,7 +1,8 @@
 #pragma once
 // Shared machinery of the GPU SpGEMM kernels (bmSparse pipeline, cuSPARSE, CSR hash): a stream-ordered
 // pool allocator (every kernel, cuSPARSE included, allocates its temporaries and C from the same pool,
-// inside the timed region), per-stage CUDA-event timing with medians, and the registration functions.
+// inside the product's stages), the stage boundaries (stage_marks.hpp), and the registration functions.
+// Everything is enqueued on the kernel's stream (SpgemmOptions::stream; the legacy stream when null).
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -10,108 +11,94 @@
 #include <vector>
 
 #include "kernels/cuda/cuda_common.cuh"
+#include "spgemm/stage_marks.hpp"
 #include "spkit/error.hpp"
 #include "spkit/spgemm.hpp"
+#include "tuning.hpp"
 
 namespace spkit::cuda {
 
 // The device's private memory pool for SpGEMM temporaries: keeps freed memory (release threshold
-// "never") so that repeated products reuse it instead of re-mapping; trimmed by trim_spgemm_pool().
+// "never") so that repeated products reuse it instead of re-mapping; trimmed by trim_spgemm_pool()
+// at the end of a product unless the caller keeps it for the next one (SpgemmOptions::keep_device_pool).
 cudaMemPool_t spgemm_pool(int device);
-void trim_spgemm_pool(int device);
-void* pool_malloc(std::size_t bytes, const char* what);  // on the legacy stream; TooLarge when out of memory
-void pool_free(void* p) noexcept;
+void trim_spgemm_pool(int device, cudaStream_t stream);  // waits for `stream` first
+void release_spgemm_pool(const SpgemmOptions& o, cudaStream_t stream);  // trims unless o.keep_device_pool
+void* pool_malloc(std::size_t bytes, const char* what, cudaStream_t stream);  // TooLarge when out of memory
+void pool_free(void* p, cudaStream_t stream) noexcept;
 // Throws TooLarge (naming `what` and the bytes) unless `bytes` fit in the current device's free memory
 // plus what the pool holds unused, with 5% headroom.
 void check_spgemm_fits(std::uint64_t bytes, const std::string& what);
 
-// RAII array of n T from the pool (stream-ordered on the legacy stream).
+// RAII array of n T from the pool, allocated and freed in the order of `stream`.
 template <class T>
 class PoolBuffer {
  public:
   PoolBuffer() = default;
-  explicit PoolBuffer(std::size_t n, const char* what) : n_(n) {
-    if (n_ > 0) p_ = static_cast<T*>(pool_malloc(n_ * sizeof(T), what));
+  PoolBuffer(std::size_t n, const char* what, cudaStream_t stream) : n_(n), stream_(stream) {
+    if (n_ > 0) p_ = static_cast<T*>(pool_malloc(n_ * sizeof(T), what, stream_));
   }
   PoolBuffer(const PoolBuffer&) = delete;
   PoolBuffer& operator=(const PoolBuffer&) = delete;
-  PoolBuffer(PoolBuffer&& o) noexcept : p_(o.p_), n_(o.n_) { o.p_ = nullptr, o.n_ = 0; }
+  PoolBuffer(PoolBuffer&& o) noexcept : p_(o.p_), n_(o.n_), stream_(o.stream_) { o.p_ = nullptr, o.n_ = 0; }
   PoolBuffer& operator=(PoolBuffer&& o) noexcept {
     if (this != &o) {
-      pool_free(p_);
-      p_ = o.p_, n_ = o.n_;
+      pool_free(p_, stream_);
+      p_ = o.p_, n_ = o.n_, stream_ = o.stream_;
       o.p_ = nullptr, o.n_ = 0;
     }
     return *this;
   }
-  ~PoolBuffer() { pool_free(p_); }
+  ~PoolBuffer() { pool_free(p_, stream_); }
   T* get() const { return p_; }
   std::size_t size() const { return n_; }
+  // Copies the first n elements to the host once the work before it on the stream is done.
   std::vector<T> to_host(std::size_t n) const {
     std::vector<T> h(n);
     if (n > n_) throw Error("PoolBuffer::to_host: " + std::to_string(n) + " elements from " + std::to_string(n_));
-    if (n > 0) SPKIT_CUDA_CHECK(cudaMemcpy(h.data(), p_, n * sizeof(T), cudaMemcpyDeviceToHost));
+    if (n > 0) {
+      SPKIT_CUDA_CHECK(cudaMemcpyAsync(h.data(), p_, n * sizeof(T), cudaMemcpyDeviceToHost, stream_));
+      SPKIT_CUDA_CHECK(cudaStreamSynchronize(stream_));
+    }
     return h;
   }
 
  private:
   T* p_ = nullptr;
   std::size_t n_ = 0;
+  cudaStream_t stream_ = nullptr;
 };
 
-// Reads one element of a device array (synchronizes): sizes the host needs to allocate the next stage.
+// Reads one element of a device array once the work before it on `stream` is done (synchronizes):
+// sizes the host needs to allocate the next stage.
 template <class T>
-T read_device_value(const T* p) {
+T read_device_value(const T* p, cudaStream_t stream) {
   T v{};
-  SPKIT_CUDA_CHECK(cudaMemcpy(&v, p, sizeof(T), cudaMemcpyDeviceToHost));
+  SPKIT_CUDA_CHECK(cudaMemcpyAsync(&v, p, sizeof(T), cudaMemcpyDeviceToHost, stream));
+  SPKIT_CUDA_CHECK(cudaStreamSynchronize(stream));
   return v;
 }
 
 // Threads per block of the SpGEMM kernels, and the grid for a grid-stride loop over `items` handled
-// `threads_per_item` threads at a time (capped at a few waves of resident blocks).
+// `threads_per_item` threads at a time (capped at tuning::spgemm::kGridWaves waves of resident blocks).
 constexpr int kSpgemmThreads = 256;
 inline int spgemm_grid(std::int64_t items, int threads_per_item, int device, int block_threads = kSpgemmThreads) {
   const DeviceProps& p = device_props(device);
   const std::int64_t want = (std::max<std::int64_t>(items, 1) * threads_per_item + block_threads - 1) / block_threads;
-  const std::int64_t cap = static_cast<std::int64_t>(p.sm_count) * (p.max_threads_per_sm / block_threads) * 4;
+  const std::int64_t cap = static_cast<std::int64_t>(p.sm_count) * (p.max_threads_per_sm / block_threads) *
+                            tuning::spgemm::kGridWaves;
   return static_cast<int>(std::max<std::int64_t>(1, std::min(want, cap)));
 }
 
-// Runs a CUB algorithm twice (size query, then the work) with its temporary storage from the pool.
+// Runs a CUB algorithm twice (size query, then the work) with its temporary storage from the pool;
+// f passes `stream` on to CUB.
 template <class F>
-void cub_run(const char* what, F&& f) {
+void cub_run(cudaStream_t stream, const char* what, F&& f) {
   std::size_t bytes = 0;
   check_cuda(f(nullptr, bytes), what);
-  PoolBuffer<unsigned char> temp(std::max<std::size_t>(bytes, 1), what);
+  PoolBuffer<unsigned char> temp(std::max<std::size_t>(bytes, 1), what, stream);
   check_cuda(f(temp.get(), bytes), what);
 }
-
-// Per-stage timing of a multi-stage product on the legacy stream. Stages are contiguous: each mark()
-// ends the current stage and starts the next, so the stage times add up to the total (allocations and
-// host round trips between kernels included: the events are timestamped when the GPU reaches them).
-class StageTimer {
- public:
-  explicit StageTimer(std::vector<std::string> names);
-  ~StageTimer();
-  StageTimer(const StageTimer&) = delete;
-  StageTimer& operator=(const StageTimer&) = delete;
-  void start();           // before the first stage
-  void mark();            // end of the current stage
-  void finish(bool keep);  // after the last stage: synchronizes; keep = a timed (not warm-up) run
-  // Stage medians (in_total = true) and each kept run's total, appended to `stages` / `total_ms`.
-  void report(std::vector<SpgemmStage>& stages, std::vector<double>& total_ms) const;
-
- private:
-  std::vector<std::string> names_;
-  std::vector<cudaEvent_t> events_;
-  std::size_t next_ = 0;
-  std::vector<std::vector<double>> stage_ms_;  // [stage][kept run]
-  std::vector<double> total_ms_;
-};
-
-// A host-side stage (conversion, upload, download, to CSR), timed with a steady clock.
-template <class F>
-double host_ms(F&& f);
 
 // FP16 inputs overflow above 65504: the fp16 kernels refuse such matrices (NotApplicable).
 template <class T>
@@ -133,10 +120,3 @@ namespace spkit {
 void register_cuda_spgemm_kernels(SpgemmRegistry& reg);
 }
 
-#include <chrono>
-template <class F>
-double spkit::cuda::host_ms(F&& f) {
-  const auto t0 = std::chrono::steady_clock::now();
-  f();
-  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-}

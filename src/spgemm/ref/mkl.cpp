@@ -124,40 +124,33 @@ SpgemmResult<T> mkl_sp2m(const Csr<T>& a, const Csr<T>& b, const SpgemmOptions& 
   mkl_set_num_threads_local(std::max(1, opts.threads));
   const detail::ScopedOmpThreads team(opts.threads);
 
-  detail::SpgemmStageClock clock(opts);
-  const int convert = clock.stage("convert", false), create = clock.stage("create"), count = clock.stage("count"),
-            finalize = clock.stage("finalize"), order = clock.stage("order"), exporting = clock.stage("export"),
-            copy = clock.stage("to spkit CSR", false);
+  const detail::StageMarks marks(opts);
   const matrix_descr general{SPARSE_MATRIX_TYPE_GENERAL, SPARSE_FILL_MODE_FULL, SPARSE_DIAG_NON_UNIT};
+  marks.host("convert", false);
+  MklCsr<T> ma(a);
+  std::unique_ptr<MklCsr<T>> mb;
+  if (&a != &b) mb = std::make_unique<MklCsr<T>>(b);
+  marks.host("create");
+  MklHandle ha, hb_own, hc;
+  ma.create(ha);
+  if (mb) mb->create(hb_own);
+  const sparse_matrix_t hb = mb ? hb_own.h : ha.h;
+  marks.host("count");
+  check_mkl(mkl_sparse_sp2m(SPARSE_OPERATION_NON_TRANSPOSE, general, ha.h, SPARSE_OPERATION_NON_TRANSPOSE, general,
+                            hb, SPARSE_STAGE_NNZ_COUNT, &hc.h),
+            "mkl_sparse_sp2m (nnz count)");
+  marks.host("finalize");
+  check_mkl(mkl_sparse_sp2m(SPARSE_OPERATION_NON_TRANSPOSE, general, ha.h, SPARSE_OPERATION_NON_TRANSPOSE, general,
+                            hb, SPARSE_STAGE_FINALIZE_MULT, &hc.h),
+            "mkl_sparse_sp2m (finalize)");
+  marks.host("order");
+  check_mkl(mkl_sparse_order(hc.h), "mkl_sparse_order");  // sp2m leaves columns unsorted
+  marks.host("export");
+  const MklExport<T> exported(hc.h);
+  marks.host("to spkit CSR", false);
   SpgemmResult<T> r;
-  for (int run = 0; run < clock.runs(); ++run) {
-    clock.start(run);
-    MklCsr<T> ma(a);
-    std::unique_ptr<MklCsr<T>> mb;
-    if (&a != &b) mb = std::make_unique<MklCsr<T>>(b);
-    clock.lap(convert);
-    MklHandle ha, hb_own, hc;
-    ma.create(ha);
-    if (mb) mb->create(hb_own);
-    const sparse_matrix_t hb = mb ? hb_own.h : ha.h;
-    clock.lap(create);
-    check_mkl(mkl_sparse_sp2m(SPARSE_OPERATION_NON_TRANSPOSE, general, ha.h, SPARSE_OPERATION_NON_TRANSPOSE, general,
-                              hb, SPARSE_STAGE_NNZ_COUNT, &hc.h),
-              "mkl_sparse_sp2m (nnz count)");
-    clock.lap(count);
-    check_mkl(mkl_sparse_sp2m(SPARSE_OPERATION_NON_TRANSPOSE, general, ha.h, SPARSE_OPERATION_NON_TRANSPOSE, general,
-                              hb, SPARSE_STAGE_FINALIZE_MULT, &hc.h),
-              "mkl_sparse_sp2m (finalize)");
-    clock.lap(finalize);
-    check_mkl(mkl_sparse_order(hc.h), "mkl_sparse_order");  // sp2m leaves columns unsorted
-    clock.lap(order);
-    const MklExport<T> exported(hc.h);
-    clock.lap(exporting);
-    r.c = to_spkit_csr(exported, std::max(1, opts.threads));
-    clock.lap(copy);
-    clock.finish_run();
-  }
-  clock.fill(r);
+  r.c = to_spkit_csr(exported, std::max(1, opts.threads));
+  marks.end();
   r.detail = "MKL " + std::to_string(std::max(1, opts.threads)) + " threads, two-stage sp2m";
   return r;
 }
@@ -175,7 +168,8 @@ void register_ref_mkl_spgemm(SpgemmRegistry& reg) {
   k.backend = Backend::cpu;
   k.parallel = true;
   k.comparison = true;
-  k.description = "Intel MKL mkl_sparse_sp2m, two stages (count + finalize) with handle creation, sort and export";
+  k.description =
+      "Intel MKL's mkl_sparse_sp2m, two stages (count + finalize) with handle creation, sort and export";
   k.run_f32 = mkl_sp2m<float>;
   k.run_f64 = mkl_sp2m<double>;
   reg.add(std::move(k));

@@ -16,6 +16,7 @@
 
 #include "common/kernel_param_name.hpp"
 #include "common/test_matrices.hpp"
+#include "spkit/bench/spgemm_timing.hpp"
 #include "spkit/device.hpp"
 #include "spkit/error.hpp"
 #include "spkit/formats/bmsparse.hpp"
@@ -121,12 +122,13 @@ void check_case(const SpgemmKernelInfo& k, const Case& cs, std::int64_t sort_thr
   const std::string where = k.name + " on " + cs.name + " (" + (sizeof(T) == 4 ? "float" : "double") +
                             (path.empty() ? "" : ", " + path) + ")";
   SpgemmOptions o;
-  o.warmup = 0;
-  o.reps = 2;
   o.sort_threshold = sort_threshold;
-  SpgemmResult<T> r;
+  SpgemmTimingOptions timing;
+  timing.warmup = 0;
+  timing.reps = 2;
+  SpgemmTiming<T> timed;
   try {
-    r = fn(a, b, o);
+    timed = time_spgemm(k, a, b, o, timing);
   } catch (const NotApplicable& e) {
     // A vendor baseline may refuse a shape (cusparseSpGEMM: insufficient resources); spkit's kernels may not.
     if (k.comparison) {
@@ -139,6 +141,7 @@ void check_case(const SpgemmKernelInfo& k, const Case& cs, std::int64_t sort_thr
     ADD_FAILURE() << where << ": threw " << e.what();
     return;
   }
+  const SpgemmResult<T>& r = timed.result;
   const double u = k.unit_roundoff > 0 ? k.unit_roundoff : (sizeof(T) == 4 ? 0x1p-24 : 0x1p-53);
   const SpgemmCheck chk = check_spgemm(a, b, r.c, u, k.input_underflow);
   EXPECT_TRUE(chk.ok) << where << ": " << chk.message << " (" << chk.pattern_mismatches
@@ -148,7 +151,7 @@ void check_case(const SpgemmKernelInfo& k, const Case& cs, std::int64_t sort_thr
       ADD_FAILURE() << where << ": C stores an exact zero at position " << p;
       break;
     }
-  EXPECT_EQ(r.total_ms.size(), 2u) << where;
+  EXPECT_EQ(timed.total_ms.size(), 2u) << where;
   if (k.format == Format::bmsparse) {
     EXPECT_EQ(r.out_blocks, nonempty_blocks(csr_cast<double>(r.c))) << where << ": out_blocks";
     EXPECT_EQ(r.tasks, expected_tasks(csr_cast<double>(a), csr_cast<double>(b))) << where << ": tasks";
@@ -157,7 +160,7 @@ void check_case(const SpgemmKernelInfo& k, const Case& cs, std::int64_t sort_thr
       EXPECT_NE(r.detail.find(expect), std::string::npos) << where << ": detail '" << r.detail << "'";
     }
     std::vector<std::string> names;
-    for (const auto& s : r.stages)
+    for (const auto& s : timed.stages)
       if (s.in_total) names.push_back(s.name);
     const std::vector<std::string> want = {"T1 count",      "T2 gather",  "T3 task list", "T4 sort",
                                            "T5 output keys", "T6 multiply", "T7 compact"};

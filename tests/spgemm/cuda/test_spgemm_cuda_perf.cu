@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "spkit/bench/spgemm_timing.hpp"
 #include "spkit/device.hpp"
 #include "spkit/error.hpp"
 #include "spkit/gen.hpp"
@@ -96,21 +97,22 @@ void time_matrix(const std::string& device, const Spec& spec, const Csr<double>&
   bool first_comparison = true;
   for (const SpgemmKernelInfo* k : ks) {
     if (!k->fn<T>() || !wanted(k->name, "SPKIT_SPGEMM_KERNELS")) continue;
-    SpgemmOptions o;
-    o.warmup = 2;
-    o.reps = 30;
+    SpgemmTimingOptions timing;
+    timing.warmup = 2;
+    timing.reps = 30;
     std::string status = "ok";
-    SpgemmResult<T> r;
+    SpgemmTiming<T> timed;
+    const SpgemmResult<T>& r = timed.result;
     SpgemmCheck chk;
     try {
-      r = k->fn<T>()(a, a, o);
+      timed = time_spgemm(*k, a, a, SpgemmOptions{}, timing);
       const double u = k->unit_roundoff > 0 ? k->unit_roundoff : (sizeof(T) == 4 ? 0x1p-24 : 0x1p-53);
       chk = check_spgemm(a, a, r.c, u, k->input_underflow);
       if (!chk.ok) status = "FAILED validation: " + chk.message;
     } catch (const std::exception& e) {
       status = std::string("error: ") + e.what();
     }
-    const double ms = median(r.total_ms);
+    const double ms = median(timed.total_ms);
     if (k->comparison && status == "ok" && first_comparison) cusparse_ms = ms;
     const std::string label = k->name + (k->comparison && !first_comparison ? " (again)" : "");
     if (k->comparison) first_comparison = false;
@@ -119,12 +121,12 @@ void time_matrix(const std::string& device, const Spec& spec, const Csr<double>&
     std::printf("%-14s %-4s %-26s %9.3f ms %8.1f GF/s x%5.2f vs cuSPARSE  rel.err %.2e  tasks %lld blocks %lld nnzC %lld  %s | %s | %s\n",
                 spec.name.c_str(), prec, label.c_str(), ms, gflops, speedup, chk.rel_error,
                 static_cast<long long>(r.tasks), static_cast<long long>(r.out_blocks),
-                static_cast<long long>(r.c.nnz()), status.c_str(), r.detail.c_str(), stages_string(r.stages).c_str());
+                static_cast<long long>(r.c.nnz()), status.c_str(), r.detail.c_str(), stages_string(timed.stages).c_str());
     std::fflush(stdout);
     csv << '"' << device << "\"," << spec.name << ',' << a.rows << ',' << a.nnz() << ',' << products << ',' << prec
         << ',' << label << ",\"" << status << "\"," << r.tasks << ',' << r.out_blocks << ',' << r.c.nnz() << ','
         << ms << ',' << gflops << ',' << speedup << ',' << chk.rel_error << ',' << chk.max_abs_error << ",\""
-        << stages_string(r.stages) << "\",\"" << r.detail << "\"\n";
+        << stages_string(timed.stages) << "\",\"" << r.detail << "\"\n";
     csv.flush();
   }
 }
@@ -178,14 +180,15 @@ TEST(CudaSpgemmPerf, DISABLED_SortThreshold) {
     std::int64_t tasks = 0;
     for (int path_i = 0; path_i < 2; ++path_i) {
       SpgemmOptions o;
-      o.warmup = 2;
-      o.reps = 15;
       o.sort_threshold = path_i == 0 ? 0 : std::numeric_limits<std::int64_t>::max();
-      const SpgemmResult<float> r = k->run_f32(a, a, o);
-      for (const auto& st : r.stages)
+      SpgemmTimingOptions timing;
+      timing.warmup = 2;
+      timing.reps = 15;
+      const SpgemmTiming<float> timed = time_spgemm(*k, a, a, o, timing);
+      for (const auto& st : timed.stages)
         if (st.name == "T4 sort") t4[path_i] = st.ms;
-      total[path_i] = median(r.total_ms);
-      tasks = r.tasks;
+      total[path_i] = median(timed.total_ms);
+      tasks = timed.result.tasks;
     }
     std::printf("sort %-16s tasks %10lld  T4 segmented %8.3f ms  radix %8.3f ms  (totals %8.3f / %8.3f)\n",
                 s.name.c_str(), static_cast<long long>(tasks), t4[0], t4[1], total[0], total[1]);
