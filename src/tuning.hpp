@@ -84,6 +84,18 @@ inline constexpr CudaEfficiency kCudaSellC32Efficiency{0.80, 0.78};
 inline constexpr CudaEfficiency kCudaSellDelta16Efficiency{0.74, 0.63};
 inline constexpr CudaEfficiency kCudaSellShortRowEfficiency{0.50, 0.36};
 
+// cuda.bmsparse.base: efficiency min(cap, base + slope x non-zeros per 8x8 block) in fp64, x fp32 factor in
+// fp32 (38% of copy on banded at 29 nz/block, 37% fem (15), 31% lap3d27 (10), 23% lap2d (5.7)); a long row's
+// blocks run in turn, ~0.95 us per 8 entries of the longest row past 64 (circuit's 941k-entry row: 112 ms).
+inline constexpr double kCudaBmBaseEfficiencyCap = 0.42;
+inline constexpr double kCudaBmBaseEfficiencyBase = 0.18;
+inline constexpr double kCudaBmBaseEfficiencyPerBlockNnz = 0.011;
+inline constexpr double kCudaBmBaseF32Factor = 0.7;
+inline constexpr double kCudaBmBaseUsPerLongRowBlock = 0.95;
+// cuda.bmsparse.warp: min(cap, slope x non-zeros per block), fp64 / fp32 (docs/perf/cuda-dia-bm.md).
+inline constexpr CudaEfficiency kCudaBmWarpEfficiencyCap{0.54, 0.38};
+inline constexpr CudaEfficiency kCudaBmWarpEfficiencyPerBlockNnz{0.035, 0.025};
+
 // cuda.ell.col_major: 102% / 95% on the stencils and FEM (reads alone reach 104% of copy).
 inline constexpr CudaEfficiency kCudaEllEfficiency{1.02, 0.95};
 // cuda.hll.col_major: 95% / 75% on the regular matrices (the fp32 gap to ELL is index arithmetic).

@@ -24,6 +24,7 @@
 #include "kernels/format_costs.hpp"
 #include "spkit/formats/bmsparse.hpp"
 #include "spkit/kernel.hpp"
+#include "tuning.hpp"
 
 namespace spkit::cuda {
 namespace {
@@ -371,9 +372,13 @@ CostEstimate bmsparse_base_cost(const MatrixStats& s, Precision p, const PlanOpt
   CostEstimate e;
   e.applicable = true;
   e.bytes = cost::in(s.bytes_bmsparse, p) + cost::vector_bytes(s, p);
-  const double eff = std::min(0.42, 0.18 + 0.011 * s.bm_nnz_per_block);
-  e.efficiency = cost::with_gathers(p == Precision::f64 ? eff : 0.7 * eff, e.bytes, s, Backend::cuda);
-  e.launch_us = 5 + 0.95 * static_cast<double>(std::max<std::int64_t>(0, s.row_nnz_max - 64)) / 8;
+  const double eff =
+      std::min(tuning::kCudaBmBaseEfficiencyCap,
+               tuning::kCudaBmBaseEfficiencyBase + tuning::kCudaBmBaseEfficiencyPerBlockNnz * s.bm_nnz_per_block);
+  e.efficiency =
+      cost::with_gathers(p == Precision::f64 ? eff : tuning::kCudaBmBaseF32Factor * eff, e.bytes, s, Backend::cuda);
+  e.launch_us = 5 + tuning::kCudaBmBaseUsPerLongRowBlock *
+                        static_cast<double>(std::max<std::int64_t>(0, s.row_nnz_max - 64)) / 8;
   e.convert_bytes = cost::in(s.bytes_csr, p) + cost::in(s.bytes_bmsparse, p);
   e.note = std::to_string(s.bm_nnz_per_block).substr(0, 4) + " non-zeros per block";
   return e;
@@ -404,7 +409,10 @@ void register_cuda_bmsparse_kernels(Registry& reg) {
   warp.cost = [](const MatrixStats& s, Precision p, const PlanOptions&) {
     // Measured (docs/perf/cuda-dia-bm.md): own-byte efficiency grows with the non-zeros per block.
     const double per_block = s.bm_nnz_per_block;
-    const double eff = p == Precision::f64 ? std::min(0.54, 0.035 * per_block) : std::min(0.38, 0.025 * per_block);
+    const tuning::CudaEfficiency cap = tuning::kCudaBmWarpEfficiencyCap;
+    const tuning::CudaEfficiency slope = tuning::kCudaBmWarpEfficiencyPerBlockNnz;
+    const double eff =
+        p == Precision::f64 ? std::min(cap.f64, slope.f64 * per_block) : std::min(cap.f32, slope.f32 * per_block);
     return bmsparse_split_cost(s, p, 0.5, eff, 5.0);
   };
   add_kernel<cuda::BmSparseWarpPlan>(reg, std::move(warp));
