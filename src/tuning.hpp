@@ -17,6 +17,99 @@ namespace spkit::tuning {
 // CUDA SpMV kernels (src/kernels/cuda)
 // =============================================================================================
 
+// Efficiencies of the cost models (KernelInfo::cost): own bytes over median time as a fraction of the
+// device's copy bandwidth, net of the launch, fp64 / fp32. Unless said otherwise: H100, 16M non-zeros per
+// matrix, docs/perf/data/gpu-bench-h100-large.csv, fit in docs/perf/selector.md.
+struct CudaEfficiency {
+  double f64, f32;
+};
+
+// Long CSR rows cut into fixed chunks (cuda.csr.subwarp's long rows, cuda.csr.binned's long-row bin): one
+// block of kCudaChunkThreads threads per chunk, kCudaChunkItems independent loads in flight per thread, so
+// a chunk is 2048 non-zeros; a row of a million entries is spread over ~500 blocks instead of one.
+// docs/perf/cuda-csr-binned.md.
+inline constexpr int kCudaChunkThreads = 256;
+inline constexpr int kCudaChunkItems = 8;
+
+// cuda.csr.subwarp: lanes per row = the largest power of two <= mean row length / kCudaSubwarpEntriesPerLane
+// (each lane about four non-zeros: few idle lanes, short reductions); rows longer than
+// kCudaSubwarpLongRowPerLane x lanes go to chunks (16 iterations per lane), so one long row cannot hold a
+// warp of short ones.
+inline constexpr double kCudaSubwarpEntriesPerLane = 4.0;
+inline constexpr int kCudaSubwarpLongRowPerLane = 16;
+// 95% / 89% on regular rows of >= 5 entries (lap3d7, fem, banded, lap2d), x 0.95 / 0.85 below 4 per row
+// (road: 2 lanes half idle); / (1 + 0.05 irregularity): a group waits for the longest row of its warp.
+inline constexpr CudaEfficiency kCudaSubwarpEfficiency{0.95, 0.89};
+inline constexpr CudaEfficiency kCudaSubwarpShortRowFactor{0.95, 0.85};
+
+// cuda.csr.adaptive (Greathouse & Daga's CSR-adaptive): kCudaAdaptiveProductsPerThread products per thread
+// in the CSR-stream phase (enough bytes in flight per block; shared memory threads x 4 x sizeof(T) well
+// under the per-block limit). 83% / 68% on regular rows (one thread per row in the reduction caps it).
+inline constexpr int kCudaAdaptiveProductsPerThread = 4;
+inline constexpr CudaEfficiency kCudaAdaptiveEfficiency{0.83, 0.68};
+
+// cuda.csr.merge (Merrill & Garland's merge-path): tiles of kCudaMergeThreads x items (7 fp64 / 9 fp32: the
+// shared memory of 20 resp. 12 bytes per item fills a block's share). Efficiency measured before the batched
+// loads (docs/perf/cuda-csr-sell.md): 52% / 64% on stencil and FEM rows (mean >= 16), 30% / 25% else.
+inline constexpr int kCudaMergeThreads = 256;
+inline constexpr int kCudaMergeItemsF64 = 7;
+inline constexpr int kCudaMergeItemsF32 = 9;
+inline constexpr CudaEfficiency kCudaMergeLongRowEfficiency{0.52, 0.64};
+inline constexpr CudaEfficiency kCudaMergeShortRowEfficiency{0.30, 0.25};
+
+// cuda.csr.binned: rows over kCudaBinnedLongRow non-zeros (32 per lane of a warp) go to chunks; stream mode
+// (cuda.csr.binned_stream) gives a warp up to kCudaStreamEntries non-zeros of consecutive short rows.
+// docs/perf/cuda-csr-binned.md has both measurements.
+inline constexpr std::int64_t kCudaBinnedLongRow = 1024;
+inline constexpr int kCudaStreamEntries = 128;
+// Binned cost: a little under subwarp on regular rows (predicted within ~5% on circuit, power-law, rmat,
+// geometric, fem_mesh), x 0.95 / 0.85 below 4 per row; rows of 16-1024 non-zeros in tiles with whole-line
+// loads measured 1.25-1.29x (fp64) and 1.10-1.19x (fp32) the kernel before on fem, fem_mesh, lap3d 27-pt.
+inline constexpr CudaEfficiency kCudaBinnedEfficiency{0.90, 0.82};
+inline constexpr CudaEfficiency kCudaBinnedShortRowFactor{0.95, 0.85};
+inline constexpr CudaEfficiency kCudaBinnedTileGain{1.25, 1.11};
+// Warp streams over binned, same runs (13 generated families, two rounds): 1.14 (the median) where the mean
+// row is under 16 and few rows are empty, 0.97 on longer rows, 0.98 with many empty rows (rmat).
+inline constexpr double kCudaStreamShortRowGain = 1.14;
+inline constexpr double kCudaStreamLongRowGain = 0.97;
+inline constexpr double kCudaStreamEmptyRowGain = 0.98;
+// Columns renumbered by degree over binned, fitted on rmat (hub share 0.43), rising linearly from a hub share
+// of 0.25 to 0.4 (with the tiled rows, 2026-11-24 night): 0.82x in fp64, 1.06x in fp32.
+inline constexpr CudaEfficiency kCudaBinnedDegreeGain{0.82, 1.06};
+
+// cuda.sell.c32 / cuda.sell.delta16 on their own bytes (docs/perf/cuda-csr-sell.md; H100, 16M nnz, with the
+// window sort's permutation): 27-point stencil and FEM (mean row >= 16) 76-84% (c32) / 70-78% (delta16) fp64,
+// 74-83% / 59-68% fp32; random 8 per row (x gathers) 50% fp64, 36% fp32, either index width.
+inline constexpr CudaEfficiency kCudaSellC32Efficiency{0.80, 0.78};
+inline constexpr CudaEfficiency kCudaSellDelta16Efficiency{0.74, 0.63};
+inline constexpr CudaEfficiency kCudaSellShortRowEfficiency{0.50, 0.36};
+
+// cuda.bmsparse.base: efficiency min(cap, base + slope x non-zeros per 8x8 block) in fp64, x fp32 factor in
+// fp32 (38% of copy on banded at 29 nz/block, 37% fem (15), 31% lap3d27 (10), 23% lap2d (5.7)); a long row's
+// blocks run in turn, ~0.95 us per 8 entries of the longest row past 64 (circuit's 941k-entry row: 112 ms).
+inline constexpr double kCudaBmBaseEfficiencyCap = 0.42;
+inline constexpr double kCudaBmBaseEfficiencyBase = 0.18;
+inline constexpr double kCudaBmBaseEfficiencyPerBlockNnz = 0.011;
+inline constexpr double kCudaBmBaseF32Factor = 0.7;
+inline constexpr double kCudaBmBaseUsPerLongRowBlock = 0.95;
+// cuda.bmsparse.warp: min(cap, slope x non-zeros per block), fp64 / fp32 (docs/perf/cuda-dia-bm.md).
+inline constexpr CudaEfficiency kCudaBmWarpEfficiencyCap{0.54, 0.38};
+inline constexpr CudaEfficiency kCudaBmWarpEfficiencyPerBlockNnz{0.035, 0.025};
+
+// cuda.ell.col_major: 102% / 95% on the stencils and FEM (reads alone reach 104% of copy).
+inline constexpr CudaEfficiency kCudaEllEfficiency{1.02, 0.95};
+// cuda.hll.col_major: 95% / 75% on the regular matrices (the fp32 gap to ELL is index arithmetic).
+inline constexpr CudaEfficiency kCudaHllEfficiency{0.95, 0.75};
+// cuda.hyb: COO part (warp-segmented sums, one atomicAdd per segment) fitted to power-law; each segment's
+// atomic costed as 48 bytes of traffic (road: 1.6M overflowing rows of 1-2 entries made HYB 40% slower than
+// its bytes); the atomics of one long row serialize at ~7 ns per 32 entries (circuit's 941k-entry row: +0.2 ms).
+inline constexpr double kCudaHybCooEfficiency = 0.9;
+inline constexpr double kCudaHybAtomicBytes = 48;
+inline constexpr double kCudaHybAtomicUsPer32 = 0.007;
+// cuda.dia / cuda.dia.sym on 16M-nnz stencils and bands (docs/perf/cuda-dia-bm.md; launch overhead weighs
+// more in fp32).
+inline constexpr CudaEfficiency kCudaDiaEfficiency{0.88, 0.70};
+inline constexpr CudaEfficiency kCudaDiaSymEfficiency{0.80, 0.60};
 
 
 // =============================================================================================

@@ -14,7 +14,12 @@ void register_cpu_bmsparse_kernels(Registry&);
 void register_cpu_dia_kernels(Registry&);
 void register_cpu_sell_kernels(Registry&);
 #ifdef SPKIT_HAVE_CUDA
-void register_cuda_csr_kernels(Registry&);
+void register_cuda_csr_scalar_kernels(Registry&);
+void register_cuda_csr_vector_kernels(Registry&);
+void register_cuda_csr_subwarp_kernels(Registry&);
+void register_cuda_csr_adaptive_kernels(Registry&);
+void register_cuda_csr_merge_kernels(Registry&);
+void register_cuda_csr_binned_kernels(Registry&);
 void register_cuda_ell_kernels(Registry&);
 void register_cuda_hll_kernels(Registry&);
 void register_cuda_hyb_kernels(Registry&);
@@ -44,7 +49,12 @@ const Registry& registry() {
     register_cpu_dia_kernels(reg);
     register_cpu_sell_kernels(reg);
 #ifdef SPKIT_HAVE_CUDA
-    register_cuda_csr_kernels(reg);
+    register_cuda_csr_scalar_kernels(reg);
+    register_cuda_csr_vector_kernels(reg);
+    register_cuda_csr_subwarp_kernels(reg);
+    register_cuda_csr_adaptive_kernels(reg);
+    register_cuda_csr_merge_kernels(reg);
+    register_cuda_csr_binned_kernels(reg);
     register_cuda_ell_kernels(reg);
     register_cuda_hll_kernels(reg);
     register_cuda_hyb_kernels(reg);

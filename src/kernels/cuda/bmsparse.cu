@@ -1,4 +1,4 @@
-// CUDA bmSparse SpMV of seed 003: BASE (one CUDA block of 64 threads per block row; thread t holds
+// CUDA bmSparse SpMV (Berger et al.'s bmSparse: 8x8 blocks with a 64-bit bitmap each): BASE (one CUDA block of 64 threads per block row; thread t holds
 // element t of every 8x8 block of the row; groups of 8 threads reduce with shuffles) and BATCH
 // (blocks of 32 x 8 threads; warp r handles matrix row r of the block row over 4 blocks at a time).
 // Bitmap convention: element e = 8*r + c is present iff bit (63 - e) is set; its value sits at
@@ -24,6 +24,7 @@
 #include "kernels/format_costs.hpp"
 #include "spkit/formats/bmsparse.hpp"
 #include "spkit/kernel.hpp"
+#include "tuning.hpp"
 
 namespace spkit::cuda {
 namespace {
@@ -37,7 +38,7 @@ template <class T>
 __global__ void bmsparse_base_kernel(std::int64_t rows, const std::int64_t* __restrict__ block_row_ptr,
                                      const std::uint64_t* __restrict__ keys, const std::uint64_t* __restrict__ bitmaps,
                                      const std::int64_t* __restrict__ offsets, const T* __restrict__ values,
-                                     const T* __restrict__ x, T* __restrict__ y) {
+                                     T alpha, const T* __restrict__ x, T beta, T* __restrict__ y) {
   const int e = threadIdx.x;  // 0..63: element (e / 8, e % 8) of each block
   const std::int64_t row = static_cast<std::int64_t>(blockIdx.x) * 8 + e / 8;
   T sum = 0;
@@ -49,7 +50,7 @@ __global__ void bmsparse_base_kernel(std::int64_t rows, const std::int64_t* __re
     }
   }
   sum = group_sum<8>(sum);  // groups of 8 lanes = one matrix row
-  if (e % 8 == 0 && row < rows) y[row] = sum;
+  if (e % 8 == 0 && row < rows) store_axpby(y + row, alpha, sum, beta);
 }
 
 template <class T>
@@ -57,7 +58,7 @@ __global__ void bmsparse_batch_kernel(std::int64_t rows, const std::int64_t* __r
                                       const std::uint64_t* __restrict__ keys,
                                       const std::uint64_t* __restrict__ bitmaps,
                                       const std::int64_t* __restrict__ offsets, const T* __restrict__ values,
-                                      const T* __restrict__ x, T* __restrict__ y) {
+                                      T alpha, const T* __restrict__ x, T beta, T* __restrict__ y) {
   const int slot = threadIdx.x / 8;  // which of the 4 blocks of this batch
   const int c = threadIdx.x % 8;
   const int r = threadIdx.y;
@@ -73,7 +74,7 @@ __global__ void bmsparse_batch_kernel(std::int64_t rows, const std::int64_t* __r
   }
   sum = group_sum<32>(sum);
   const std::int64_t row = static_cast<std::int64_t>(blockIdx.x) * 8 + r;
-  if (threadIdx.x == 0 && row < rows) y[row] = sum;
+  if (threadIdx.x == 0 && row < rows) store_axpby(y + row, alpha, sum, beta);
 }
 
 template <class T>
@@ -114,15 +115,18 @@ class BmSparsePlan : public CudaSpmvPlan<T> {
     launch_.grid = dim3(static_cast<unsigned>(blocks_for(m_.block_rows, 1, this->props())));
     SPKIT_CUDA_CHECK(cudaDeviceSynchronize());
   }
-  void run(const T* x, T* y) override {
-    if (this->handle_trivial(y)) return;
+  void run(T alpha, const T* x, T beta, T* y, Stream stream) override {
+    const cudaStream_t s = cuda_stream(stream);
+    if (this->handle_trivial(beta, y, s)) return;
     if (BATCH) {
-      bmsparse_batch_kernel<T><<<launch_.grid, launch_.block>>>(this->rows_, m_.block_row_ptr.get(), m_.keys.get(),
-                                                                m_.bitmaps.get(), m_.offsets.get(), m_.values.get(), x, y);
+      bmsparse_batch_kernel<T><<<launch_.grid, launch_.block, 0, s>>>(this->rows_, m_.block_row_ptr.get(), m_.keys.get(),
+                                                                      m_.bitmaps.get(), m_.offsets.get(),
+                                                                      m_.values.get(), alpha, x, beta, y);
       SPKIT_LAUNCH_CHECK("bmsparse_batch_kernel");
     } else {
-      bmsparse_base_kernel<T><<<launch_.grid, launch_.block>>>(this->rows_, m_.block_row_ptr.get(), m_.keys.get(),
-                                                               m_.bitmaps.get(), m_.offsets.get(), m_.values.get(), x, y);
+      bmsparse_base_kernel<T><<<launch_.grid, launch_.block, 0, s>>>(this->rows_, m_.block_row_ptr.get(), m_.keys.get(),
+                                                                     m_.bitmaps.get(), m_.offsets.get(),
+                                                                     m_.values.get(), alpha, x, beta, y);
       SPKIT_LAUNCH_CHECK("bmsparse_base_kernel");
     }
   }
@@ -222,12 +226,13 @@ BmSplitHost<T> split_bmsparse(const Csr<T>& a) {
 // its block and loads x of column r once, shared by the block's 8 rows through shuffles; each lane
 // loads its row's values itself (contiguous per row, scattered across the warp within the step's
 // values, which come in through L1). The remainder rows are summed by 4 lanes per row.
-template <class T, bool REMAINDER>
+// Templated on beta == 0: the run-time test took the fp32 kernel with remainder from 32 to 40 registers.
+template <class T, bool REMAINDER, bool BETA_ZERO>
 __global__ void __launch_bounds__(256) bmsparse_warp_kernel(
     std::int64_t rows, std::int64_t cols, std::int64_t block_rows, const std::int64_t* __restrict__ block_ptr,
     const std::int64_t* __restrict__ value_ptr, const std::uint32_t* __restrict__ block_col,
     const std::uint64_t* __restrict__ bitmaps, const T* __restrict__ values, const std::int64_t* __restrict__ rem_ptr,
-    const std::int32_t* __restrict__ rem_col, const T* __restrict__ rem_val, const T* __restrict__ x,
+    const std::int32_t* __restrict__ rem_col, const T* __restrict__ rem_val, T alpha, const T* __restrict__ x, T beta,
     T* __restrict__ y) {
   constexpr unsigned kFull = 0xffffffffu;
   const int lane = threadIdx.x & 31;
@@ -279,7 +284,7 @@ __global__ void __launch_bounds__(256) bmsparse_warp_kernel(
     rest += __shfl_xor_sync(kFull, rest, 2);
     sum += __shfl_sync(kFull, rest, 4 * r);
   }
-  if (lane < 8 && r0 + lane < rows) y[r0 + lane] = sum;
+  if (lane < 8 && r0 + lane < rows) store_axpby_fixed<BETA_ZERO>(y + r0 + lane, alpha, sum, beta);
 }
 
 template <class T>
@@ -309,18 +314,21 @@ class BmSparseWarpPlan : public CudaSpmvPlan<T> {
     launch_.grid = dim3(static_cast<unsigned>(blocks_for(block_rows_, 8, this->props())));
     SPKIT_CUDA_CHECK(cudaDeviceSynchronize());
   }
-  void run(const T* x, T* y) override {
-    if (this->handle_trivial(y)) return;
-    if (rem_nnz_ > 0) launch<true>(x, y); else launch<false>(x, y);
+  void run(T alpha, const T* x, T beta, T* y, Stream stream) override {
+    const cudaStream_t s = cuda_stream(stream);
+    if (this->handle_trivial(beta, y, s)) return;
+    if (rem_nnz_ > 0) launch<true>(alpha, x, beta, y, s); else launch<false>(alpha, x, beta, y, s);
   }
   template <bool REMAINDER>
-  void launch(const T* x, T* y) {
+  void launch(T alpha, const T* x, T beta, T* y, cudaStream_t stream) {
     const std::int64_t* rp = REMAINDER ? rem_ptr_.get() : nullptr;
     const std::int32_t* rc = REMAINDER ? rem_col_.get() : nullptr;
     const T* rv = REMAINDER ? rem_val_.get() : nullptr;
-    bmsparse_warp_kernel<T, REMAINDER><<<launch_.grid, launch_.block>>>(
-        this->rows_, this->cols_, block_rows_, block_ptr_.get(), value_ptr_.get(), block_col_.get(), bitmap_.get(),
-        values_.get(), rp, rc, rv, x, y);
+    const auto kernel =
+        beta == T(0) ? bmsparse_warp_kernel<T, REMAINDER, true> : bmsparse_warp_kernel<T, REMAINDER, false>;
+    kernel<<<launch_.grid, launch_.block, 0, stream>>>(this->rows_, this->cols_, block_rows_, block_ptr_.get(),
+                                                       value_ptr_.get(), block_col_.get(), bitmap_.get(), values_.get(),
+                                                       rp, rc, rv, alpha, x, beta, y);
     SPKIT_LAUNCH_CHECK("bmsparse_warp_kernel");
   }
   std::uint64_t bytes_moved() const override {
@@ -364,9 +372,13 @@ CostEstimate bmsparse_base_cost(const MatrixStats& s, Precision p, const PlanOpt
   CostEstimate e;
   e.applicable = true;
   e.bytes = cost::in(s.bytes_bmsparse, p) + cost::vector_bytes(s, p);
-  const double eff = std::min(0.42, 0.18 + 0.011 * s.bm_nnz_per_block);
-  e.efficiency = cost::with_gathers(p == Precision::f64 ? eff : 0.7 * eff, e.bytes, s, Backend::cuda);
-  e.launch_us = 5 + 0.95 * static_cast<double>(std::max<std::int64_t>(0, s.row_nnz_max - 64)) / 8;
+  const double eff =
+      std::min(tuning::kCudaBmBaseEfficiencyCap,
+               tuning::kCudaBmBaseEfficiencyBase + tuning::kCudaBmBaseEfficiencyPerBlockNnz * s.bm_nnz_per_block);
+  e.efficiency =
+      cost::with_gathers(p == Precision::f64 ? eff : tuning::kCudaBmBaseF32Factor * eff, e.bytes, s, Backend::cuda);
+  e.launch_us = 5 + tuning::kCudaBmBaseUsPerLongRowBlock *
+                        static_cast<double>(std::max<std::int64_t>(0, s.row_nnz_max - 64)) / 8;
   e.convert_bytes = cost::in(s.bytes_csr, p) + cost::in(s.bytes_bmsparse, p);
   e.note = std::to_string(s.bm_nnz_per_block).substr(0, 4) + " non-zeros per block";
   return e;
@@ -374,21 +386,35 @@ CostEstimate bmsparse_base_cost(const MatrixStats& s, Precision p, const PlanOpt
 }  // namespace
 
 void register_cuda_bmsparse_kernels(Registry& reg) {
-  add_kernel<cuda::BmSparseBasePlan>(reg, "cuda.bmsparse.base", Format::bmsparse, Backend::cuda, false,
-                                     "bmSparse BASE: 64 threads per block row, 8-lane shuffle reductions (seed 003)", false,
-                                     bmsparse_base_cost);
-  add_kernel<cuda::BmSparseBatchPlan>(reg, "cuda.bmsparse.batch", Format::bmsparse, Backend::cuda, false,
-                                      "bmSparse BATCH: 32x8 threads, warp per row over 4 blocks at a time (seed 003)");
+  const auto info = [](const char* name, const char* description) {
+    KernelInfo k;
+    k.name = name;
+    k.format = Format::bmsparse;
+    k.backend = Backend::cuda;
+    k.description = description;
+    return k;
+  };
+  KernelInfo base = info("cuda.bmsparse.base",
+                         "bmSparse BASE (Berger et al.): 64 threads per block row, 8-lane shuffle reductions");
+  base.cost = bmsparse_base_cost;
+  add_kernel<cuda::BmSparseBasePlan>(reg, std::move(base));
+  add_kernel<cuda::BmSparseBatchPlan>(
+      reg,
+      info("cuda.bmsparse.batch", "bmSparse BATCH (Berger et al.): 32x8 threads, warp per row over 4 blocks at a time"));
+  KernelInfo warp = info("cuda.bmsparse.warp",
+                         "spkit bmSparse + CSR remainder: warp per block row, 4 blocks per step, x of a block column "
+                         "loaded once and shuffled to its 8 rows, 32-bit block columns, value offsets from popcount "
+                         "prefix sums");
   // Efficiency: fraction of the H100's copy bandwidth over the own bytes (docs/perf/cuda-dia-bm.md).
-  add_kernel<cuda::BmSparseWarpPlan>(
-      reg, "cuda.bmsparse.warp", Format::bmsparse, Backend::cuda, false,
-      "spkit bmSparse + CSR remainder: warp per block row, 4 blocks per step, x of a block column loaded once and "
-      "shuffled to its 8 rows, 32-bit block columns, value offsets from popcount prefix sums",
-      false, [](const MatrixStats& s, Precision p, const PlanOptions&) {
-        // Measured (docs/perf/cuda-dia-bm.md): own-byte efficiency grows with the non-zeros per block.
-        const double per_block = s.bm_nnz_per_block;
-        const double eff = p == Precision::f64 ? std::min(0.54, 0.035 * per_block) : std::min(0.38, 0.025 * per_block);
-        return bmsparse_split_cost(s, p, 0.5, eff, 5.0);
-      });
+  warp.cost = [](const MatrixStats& s, Precision p, const PlanOptions&) {
+    // Measured (docs/perf/cuda-dia-bm.md): own-byte efficiency grows with the non-zeros per block.
+    const double per_block = s.bm_nnz_per_block;
+    const tuning::CudaEfficiency cap = tuning::kCudaBmWarpEfficiencyCap;
+    const tuning::CudaEfficiency slope = tuning::kCudaBmWarpEfficiencyPerBlockNnz;
+    const double eff =
+        p == Precision::f64 ? std::min(cap.f64, slope.f64 * per_block) : std::min(cap.f32, slope.f32 * per_block);
+    return bmsparse_split_cost(s, p, 0.5, eff, 5.0);
+  };
+  add_kernel<cuda::BmSparseWarpPlan>(reg, std::move(warp));
 }
 }  // namespace spkit

@@ -16,21 +16,11 @@
 #include <cstdint>
 
 #include "kernels/cuda/cuda_common.cuh"
+#include "kernels/cuda/device_csr.cuh"
 #include "spkit/formats/csr.hpp"
 #include "spkit/formats/format_common.hpp"
 
 namespace spkit::cuda {
-
-template <class T>
-struct DeviceCsr {
-  std::int64_t rows = 0, cols = 0;
-  DeviceBuffer<std::int64_t> row_ptr;
-  DeviceBuffer<std::int32_t> col_idx;
-  DeviceBuffer<T> values;
-  explicit DeviceCsr(const Csr<T>& a)
-      : rows(a.rows), cols(a.cols), row_ptr(a.row_ptr, "CSR row_ptr"), col_idx(a.col_idx, "CSR col_idx"),
-        values(a.values, "CSR values") {}
-};
 
 struct RowLength {
   const std::int64_t* row_ptr;

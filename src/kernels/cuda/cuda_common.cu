@@ -1,9 +1,12 @@
-// Implementation of cuda_common.cuh: device properties, allocation, the timing loop of CudaSpmvPlan.
+// Implementation of cuda_common.cuh: device properties, allocation, y = beta*y for empty matrices, the
+// timing loop of CudaSpmvPlan.
 #include "kernels/cuda/cuda_common.cuh"
 
 #include <algorithm>
 #include <cmath>
 #include <mutex>
+
+#include "tuning.hpp"
 
 namespace spkit::cuda {
 
@@ -80,7 +83,7 @@ std::int64_t blocks_for(std::int64_t items, std::int64_t per_block, const Device
 }
 
 int subwarp_lanes(double mean_row_length) {
-  const double target = mean_row_length / 4.0;
+  const double target = mean_row_length / tuning::kCudaSubwarpEntriesPerLane;
   int lanes = 2;
   while (lanes < 32 && lanes * 2 <= target) lanes *= 2;  // largest power of two <= mean/4
   return lanes;
@@ -116,9 +119,25 @@ CudaSpmvPlan<T>::CudaSpmvPlan(const Csr<T>& a, const PlanOptions& opts)
 template <class T>
 CudaSpmvPlan<T>::~CudaSpmvPlan() = default;
 
+namespace {
 template <class T>
-void CudaSpmvPlan<T>::zero_output(T* y) const {
-  if (rows_ > 0) SPKIT_CUDA_CHECK(cudaMemsetAsync(y, 0, static_cast<std::size_t>(rows_) * sizeof(T)));
+__global__ void __launch_bounds__(256) scale_kernel(std::int64_t n, T beta, T* __restrict__ y) {
+  const std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i < n) y[i] *= beta;
+}
+}  // namespace
+
+template <class T>
+void CudaSpmvPlan<T>::scale_output(T beta, T* y, cudaStream_t stream) const {
+  if (rows_ == 0) return;
+  if (beta == T(0)) {
+    SPKIT_CUDA_CHECK(cudaMemsetAsync(y, 0, static_cast<std::size_t>(rows_) * sizeof(T), stream));
+    return;
+  }
+  if (beta == T(1)) return;
+  const unsigned blocks = static_cast<unsigned>(blocks_for(rows_, 256, *props_));
+  scale_kernel<T><<<blocks, 256, 0, stream>>>(rows_, beta, y);
+  SPKIT_LAUNCH_CHECK("scale_kernel");
 }
 
 template <class T>
@@ -165,18 +184,6 @@ std::vector<double> CudaSpmvPlan<T>::time(const T* x, T* y, const TimingOptions&
   SPKIT_CUDA_CHECK(cudaDeviceSynchronize());
   dy.download(y, static_cast<std::size_t>(rows_));
   return ms;
-}
-
-template <class T>
-void CudaSpmvPlan<T>::run(const T*, T*) {
-  throw Error("this kernel implements neither run(x, y) nor run(alpha, x, beta, y, stream)");
-}
-
-template <class T>
-void CudaSpmvPlan<T>::run(T alpha, const T* x, T beta, T* y, Stream) {
-  if (alpha != T(1) || beta != T(0))
-    throw NotApplicable("this kernel is not yet converted to alpha/beta (transitional adapter)");
-  run(x, y);
 }
 
 template class CudaSpmvPlan<float>;

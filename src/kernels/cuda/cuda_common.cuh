@@ -1,7 +1,7 @@
 #pragma once
 // Shared machinery of the CUDA kernels: error checks that become spkit::DeviceError, RAII device
-// buffers, device properties read once, launch-configuration helpers and the CudaSpmvPlan base that
-// implements SpmvPlan::time() with CUDA events.
+// buffers, device properties read once, launch-configuration helpers, the y = alpha*A*x + beta*y
+// store every kernel ends in, and the CudaSpmvPlan base that implements SpmvPlan::time() with CUDA events.
 #include <cuda_runtime.h>
 #include <cusparse.h>
 
@@ -16,6 +16,8 @@
 #include "spkit/kernel.hpp"
 
 namespace spkit::cuda {
+
+constexpr int kWarp = 32;  // lanes per warp (device_props checks the device agrees)
 
 // ---------------------------------------------------------------------------------------------
 // Error checks. Every CUDA runtime call goes through SPKIT_CUDA_CHECK; every launch is followed by
@@ -121,7 +123,8 @@ inline int default_block_threads(const DeviceProps& p) { return std::min(256, p.
 std::int64_t blocks_for(std::int64_t items, std::int64_t per_block, const DeviceProps& p);
 
 // Lanes per row for the sub-warp CSR kernel: the largest power of two (2..32) <= mean/4, so that
-// each lane handles at least about four non-zeros of a row (few idle lanes, short reductions).
+// each lane handles at least about four non-zeros of a row (few idle lanes, short reductions;
+// tuning::kCudaSubwarpEntriesPerLane).
 int subwarp_lanes(double mean_row_length);
 
 struct RowStats {
@@ -134,17 +137,13 @@ RowStats row_stats(const Csr<T>& a);
 
 // ---------------------------------------------------------------------------------------------
 // Base of every CUDA plan. The constructor of a derived plan uploads/converts and synchronizes, so
-// plan time is honest. run(x, y) takes device pointers and is asynchronous on the legacy stream.
+// plan time is honest. run(alpha, x, beta, y, stream) takes device pointers and only enqueues on `stream`.
 template <class T>
 class CudaSpmvPlan : public SpmvPlan<T> {
  public:
   CudaSpmvPlan(const Csr<T>& a, const PlanOptions& opts);
   ~CudaSpmvPlan() override;
   Backend backend() const final { return Backend::cuda; }
-  // TRANSITIONAL: kernels not yet converted override this y = A x form (legacy stream); the adapter
-  // below accepts only alpha = 1, beta = 0. Converted kernels override run(alpha, x, beta, y, stream).
-  virtual void run(const T* x, T* y);
-  void run(T alpha, const T* x, T beta, T* y, Stream stream) override;
   // Uploads x once, runs warmup products, times each rep with CUDA events (optionally evicting L2
   // between reps, untimed), downloads y. Returns each rep's milliseconds.
   std::vector<double> time(const T* x, T* y, const TimingOptions& opts) override;
@@ -155,12 +154,12 @@ class CudaSpmvPlan : public SpmvPlan<T> {
 
  protected:
   const DeviceProps& props() const { return *props_; }
-  // For plans whose matrix has no non-zeros (or no rows): y = 0, no kernel launch.
-  void zero_output(T* y) const;
-  // True when run() has nothing to launch: no rows, or no non-zeros (then y is set to 0).
-  bool handle_trivial(T* y) const {
+  // y = beta*y (0 when beta == 0, y not read) on `stream`: the product of a matrix with no non-zeros.
+  void scale_output(T beta, T* y, cudaStream_t stream) const;
+  // True when run() has nothing to launch: no rows, or no non-zeros (then y = beta*y is enqueued).
+  bool handle_trivial(T beta, T* y, cudaStream_t stream) const {
     if (rows_ == 0) return true;
-    if (nnz_ == 0) { zero_output(y); return true; }
+    if (nnz_ == 0) { scale_output(beta, y, stream); return true; }
     return false;
   }
   // CSR bytes per product in precision T: row_ptr (the plan's index width), col_idx, values, x, y.
@@ -186,6 +185,29 @@ DeviceBuffer<T> upload(const std::vector<T>& host, const char* what) {
   return DeviceBuffer<T>(host, what);
 }
 
+// The one place y is written: y = alpha*sum + beta*y. beta is the same for every thread of a launch, so
+// the test does not diverge; with beta == 0, y is not read (it may hold NaN: 0*NaN must not leak in).
+template <class T>
+__device__ __forceinline__ T axpby(T alpha, T sum, T beta, const T* y) {
+  return beta == T(0) ? alpha * sum : alpha * sum + beta * *y;
+}
+template <class T>
+__device__ __forceinline__ void store_axpby(T* y, T alpha, T sum, T beta) {
+  *y = axpby(alpha, sum, beta, y);
+}
+// The same with beta == 0 known at compile time, for kernels whose registers grow with the run-time test
+// (templated on it, the instantiation chosen at launch).
+template <bool BETA_ZERO, class T>
+__device__ __forceinline__ void store_axpby_fixed(T* y, T alpha, T sum, T beta) {
+  if constexpr (BETA_ZERO) *y = alpha * sum;
+  else *y = alpha * sum + beta * *y;
+}
+// The same with an evict-first store (st.global.cs), for kernels whose y lines are not read again.
+template <class T>
+__device__ __forceinline__ void store_axpby_cs(T* y, T alpha, T sum, T beta) {
+  __stcs(y, axpby(alpha, sum, beta, y));
+}
+
 // Warp-level sum over groups of LANES consecutive lanes (LANES a power of two <= 32); the result
 // is valid in the first lane of each group. All 32 lanes of the warp must call it.
 template <int LANES, class T>
@@ -195,8 +217,8 @@ __device__ __forceinline__ T group_sum(T v) {
   return v;
 }
 
-// Warp sum through the warp's own 32-element slice of shared memory (seed 000's shared-memory
-// reduction, kept as the seed wrote it for comparison with the shuffle); valid in lane 0.
+// Warp sum through the warp's own 32-element slice of shared memory (the shared-memory tree reduction of
+// the CSR-vector and HLL warp-per-row flavours, kept for comparison with the shuffle); valid in lane 0.
 template <class T>
 __device__ __forceinline__ T shared_warp_sum(T* slice, int lane, T v) {
   slice[lane] = v;

@@ -1,5 +1,8 @@
 // cuSPARSE baselines, called as a knowledgeable user would: descriptors, workspace and
-// cusparseSpMV_preprocess done once at plan time; run() only rebinds x and y and calls cusparseSpMV.
+// cusparseSpMV_preprocess done once at plan time; run() only rebinds x and y, sets the stream and calls
+// cusparseSpMV with the caller's alpha and beta (host scalars). The preprocess was made with alpha = 1,
+// beta = 0: it binds the matrix, operation, types and algorithm, not the scalars, which each call passes
+// anew (the alpha/beta GPU test runs every plan with other values after that preprocess).
 // CSR ALG1 and ALG2, sliced ELLPACK (slice 32, SELL_ALG1), and BSR where blocks pay.
 #include <cuda_runtime.h>
 #include <cusparse.h>
@@ -40,25 +43,27 @@ class CusparsePlanBase : public CudaSpmvPlan<T> {
     if (mat_) cusparseDestroySpMat(mat_);
     if (handle_) cusparseDestroy(handle_);
   }
-  void run(const T* x, T* y) override {
+  void run(T alpha, const T* x, T beta, T* y, Stream stream) override {
+    const cudaStream_t s = cuda_stream(stream);
     if (this->rows_ == 0) return;
-    if (empty_) return this->zero_output(y);
+    if (empty_) return this->scale_output(beta, y, s);
     const T* xin = x;
     T* yout = y;
+    const std::size_t y_bytes = static_cast<std::size_t>(this->rows_) * sizeof(T);
     if (padded_x_.size() > 0) {  // BSR with a partial last block: x and y padded to whole blocks
       SPKIT_CUDA_CHECK(cudaMemcpyAsync(padded_x_.get(), x, static_cast<std::size_t>(this->cols_) * sizeof(T),
-                                       cudaMemcpyDeviceToDevice));
+                                       cudaMemcpyDeviceToDevice, s));
+      if (beta != T(0)) SPKIT_CUDA_CHECK(cudaMemcpyAsync(padded_y_.get(), y, y_bytes, cudaMemcpyDeviceToDevice, s));
       xin = padded_x_.get();
       yout = padded_y_.get();
     }
+    SPKIT_CUSPARSE_CHECK(cusparseSetStream(handle_, s));
     SPKIT_CUSPARSE_CHECK(cusparseDnVecSetValues(vec_x_, const_cast<T*>(xin)));
     SPKIT_CUSPARSE_CHECK(cusparseDnVecSetValues(vec_y_, yout));
-    const T alpha = 1, beta = 0;
     SPKIT_CUSPARSE_CHECK(cusparseSpMV(handle_, CUSPARSE_OPERATION_NON_TRANSPOSE, &alpha, mat_, vec_x_, &beta, vec_y_,
                                       data_type<T>(), alg_, workspace_.get()));
     if (padded_y_.size() > 0)
-      SPKIT_CUDA_CHECK(cudaMemcpyAsync(y, padded_y_.get(), static_cast<std::size_t>(this->rows_) * sizeof(T),
-                                       cudaMemcpyDeviceToDevice));
+      SPKIT_CUDA_CHECK(cudaMemcpyAsync(y, padded_y_.get(), y_bytes, cudaMemcpyDeviceToDevice, s));
   }
 
  protected:
@@ -262,6 +267,8 @@ class CusparseBsrPlan : public CusparsePlanBase<T> {
       this->padded_x_ = DeviceBuffer<T>(static_cast<std::size_t>(nb * b), "BSR padded x");
       this->padded_y_ = DeviceBuffer<T>(static_cast<std::size_t>(mb * b), "BSR padded y");
       SPKIT_CUDA_CHECK(cudaMemset(this->padded_x_.get(), 0, this->padded_x_.bytes()));
+      // The padding rows of y are never copied out; zero keeps beta*y finite there.
+      SPKIT_CUDA_CHECK(cudaMemset(this->padded_y_.get(), 0, this->padded_y_.bytes()));
     }
     this->create_handle();
     SPKIT_CUSPARSE_CHECK(cusparseCreateBsr(&this->mat_, mb, nb, choice_.blocks, b, b, row_ptr_.get(), col_idx_.get(),
@@ -289,14 +296,24 @@ class CusparseBsrPlan : public CusparsePlanBase<T> {
 }  // namespace
 
 void register_cuda_cusparse_kernels(Registry& reg) {
-  add_kernel<CusparseCsrAlg1Plan>(reg, "cuda.cusparse.csr", Format::csr, Backend::cuda, false,
-                                  "cuSPARSE SpMV CSR_ALG1 with preprocess at plan time (baseline)", true);
-  add_kernel<CusparseCsrAlg2Plan>(reg, "cuda.cusparse.csr_alg2", Format::csr, Backend::cuda, false,
-                                  "cuSPARSE SpMV CSR_ALG2 with preprocess at plan time (baseline)", true);
-  add_kernel<CusparseSellPlan>(reg, "cuda.cusparse.sell", Format::sell, Backend::cuda, false,
-                               "cuSPARSE SpMV sliced ELLPACK, slice 32, SELL_ALG1 (baseline)", true);
-  add_kernel<CusparseBsrPlan>(reg, "cuda.cusparse.bsr", Format::bsr, Backend::cuda, false,
-                              "cuSPARSE SpMV BSR_ALG1, block 2-8 where the fill stays under 2x (baseline)", true);
+  // Vendor baselines: benchmark-only (comparison), never picked by "auto" (no cost model).
+  const auto info = [](const char* name, Format format, const char* description) {
+    KernelInfo k;
+    k.name = name;
+    k.format = format;
+    k.backend = Backend::cuda;
+    k.comparison = true;
+    k.description = description;
+    return k;
+  };
+  add_kernel<CusparseCsrAlg1Plan>(
+      reg, info("cuda.cusparse.csr", Format::csr, "cuSPARSE SpMV CSR_ALG1 with preprocess at plan time (baseline)"));
+  add_kernel<CusparseCsrAlg2Plan>(
+      reg, info("cuda.cusparse.csr_alg2", Format::csr, "cuSPARSE SpMV CSR_ALG2 with preprocess at plan time (baseline)"));
+  add_kernel<CusparseSellPlan>(
+      reg, info("cuda.cusparse.sell", Format::sell, "cuSPARSE SpMV sliced ELLPACK, slice 32, SELL_ALG1 (baseline)"));
+  add_kernel<CusparseBsrPlan>(reg, info("cuda.cusparse.bsr", Format::bsr,
+                                        "cuSPARSE SpMV BSR_ALG1, block 2-8 where the fill stays under 2x (baseline)"));
 }
 
 }  // namespace spkit::cuda

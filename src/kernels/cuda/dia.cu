@@ -12,14 +12,15 @@
 #include "kernels/format_costs.hpp"
 #include "spkit/formats/dia.hpp"
 #include "spkit/kernel.hpp"
+#include "tuning.hpp"
 
 namespace spkit::cuda {
 namespace {
 
 template <class T>
 __global__ void dia_kernel(std::int64_t rows, std::int64_t cols, std::int64_t diagonals,
-                           const std::int64_t* __restrict__ offsets, const T* __restrict__ values,
-                           const T* __restrict__ x, T* __restrict__ y) {
+                           const std::int64_t* __restrict__ offsets, const T* __restrict__ values, T alpha,
+                           const T* __restrict__ x, T beta, T* __restrict__ y) {
   const std::int64_t first = static_cast<std::int64_t>(blockIdx.x) * blockDim.x;
   const std::int64_t row = first + threadIdx.x;
   const std::int64_t last = min(first + static_cast<std::int64_t>(blockDim.x), rows) - 1;
@@ -36,12 +37,13 @@ __global__ void dia_kernel(std::int64_t rows, std::int64_t cols, std::int64_t di
       if (col >= 0 && col < cols) sum += values[k * rows + row] * x[col];
     }
   }
-  y[row] = sum;
+  store_axpby(y + row, alpha, sum, beta);
 }
 
 template <class T>
 __global__ void dia_sym_kernel(std::int64_t rows, std::int64_t diagonals, const std::int64_t* __restrict__ offsets,
-                               const T* __restrict__ values, const T* __restrict__ x, T* __restrict__ y) {
+                               const T* __restrict__ values, T alpha, const T* __restrict__ x, T beta,
+                               T* __restrict__ y) {
   const std::int64_t first = static_cast<std::int64_t>(blockIdx.x) * blockDim.x;
   const std::int64_t row = first + threadIdx.x;
   const std::int64_t last = min(first + static_cast<std::int64_t>(blockDim.x), rows) - 1;
@@ -69,7 +71,7 @@ __global__ void dia_sym_kernel(std::int64_t rows, std::int64_t diagonals, const 
       if (row - d >= 0) sum += v[row - d] * x[row - d];
     }
   }
-  y[row] = sum;
+  store_axpby(y + row, alpha, sum, beta);
 }
 
 template <class T, bool SYMMETRIC>
@@ -94,14 +96,16 @@ class DiaPlan : public CudaSpmvPlan<T> {
     launch_.grid = dim3(static_cast<unsigned>(blocks_for(this->rows_, launch_.block.x, this->props())));
     SPKIT_CUDA_CHECK(cudaDeviceSynchronize());
   }
-  void run(const T* x, T* y) override {
-    if (this->handle_trivial(y)) return;
+  void run(T alpha, const T* x, T beta, T* y, Stream stream) override {
+    const cudaStream_t s = cuda_stream(stream);
+    if (this->handle_trivial(beta, y, s)) return;
     if constexpr (SYMMETRIC) {
-      dia_sym_kernel<T><<<launch_.grid, launch_.block>>>(this->rows_, diagonals_, offsets_.get(), values_.get(), x, y);
+      dia_sym_kernel<T><<<launch_.grid, launch_.block, 0, s>>>(this->rows_, diagonals_, offsets_.get(), values_.get(),
+                                                               alpha, x, beta, y);
       SPKIT_LAUNCH_CHECK("dia_sym_kernel");
     } else {
-      dia_kernel<T><<<launch_.grid, launch_.block>>>(this->rows_, this->cols_, diagonals_, offsets_.get(),
-                                                     values_.get(), x, y);
+      dia_kernel<T><<<launch_.grid, launch_.block, 0, s>>>(this->rows_, this->cols_, diagonals_, offsets_.get(),
+                                                           values_.get(), alpha, x, beta, y);
       SPKIT_LAUNCH_CHECK("dia_kernel");
     }
   }
@@ -131,17 +135,26 @@ template <class T> using DiaSymPlan = DiaPlan<T, true>;
 
 namespace spkit {
 void register_cuda_dia_kernels(Registry& reg) {
-  // Efficiencies: fraction of the H100's copy bandwidth reached over the kernel's own bytes on 16M-nnz
-  // stencils and bands, fp64 / fp32 (docs/perf/cuda-dia-bm.md; launch overhead weighs more in fp32).
-  add_kernel<cuda::DiaFullPlan>(reg, "cuda.dia", Format::dia, Backend::cuda, false,
-                                "DIA, thread per row, each diagonal read coalesced, no indices", false,
-                                [](const MatrixStats& s, Precision p, const PlanOptions&) {
-                                  return dia_cost(s, p, false, 0, p == Precision::f64 ? 0.88 : 0.70, 5.0);
-                                });
-  add_kernel<cuda::DiaSymPlan>(reg, "cuda.dia.sym", Format::dia, Backend::cuda, false,
-                               "symmetric DIA: diagonals d >= 0 only, mirror a(i,i-d) read at slot i-d (from L2)",
-                               false, [](const MatrixStats& s, Precision p, const PlanOptions&) {
-                                 return dia_cost(s, p, true, 0, p == Precision::f64 ? 0.80 : 0.60, 5.0);
-                               });
+  // Efficiencies: tuning::kCudaDiaEfficiency and kCudaDiaSymEfficiency (docs/perf/cuda-dia-bm.md).
+  KernelInfo full;
+  full.name = "cuda.dia";
+  full.format = Format::dia;
+  full.backend = Backend::cuda;
+  full.description = "DIA, thread per row, each diagonal read coalesced, no indices";
+  full.cost = [](const MatrixStats& s, Precision p, const PlanOptions&) {
+    const tuning::CudaEfficiency eff = tuning::kCudaDiaEfficiency;
+    return dia_cost(s, p, false, 0, p == Precision::f64 ? eff.f64 : eff.f32, 5.0);
+  };
+  add_kernel<cuda::DiaFullPlan>(reg, std::move(full));
+  KernelInfo sym;
+  sym.name = "cuda.dia.sym";
+  sym.format = Format::dia;
+  sym.backend = Backend::cuda;
+  sym.description = "symmetric DIA: diagonals d >= 0 only, mirror a(i,i-d) read at slot i-d (from L2)";
+  sym.cost = [](const MatrixStats& s, Precision p, const PlanOptions&) {
+    const tuning::CudaEfficiency eff = tuning::kCudaDiaSymEfficiency;
+    return dia_cost(s, p, true, 0, p == Precision::f64 ? eff.f64 : eff.f32, 5.0);
+  };
+  add_kernel<cuda::DiaSymPlan>(reg, std::move(sym));
 }
 }  // namespace spkit

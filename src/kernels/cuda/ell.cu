@@ -1,4 +1,4 @@
-// CUDA ELLPACK kernel (seed 001/002): column-major ELL, one thread per row; consecutive threads read
+// CUDA ELLPACK kernel (Bell & Garland 2009): column-major ELL, one thread per row; consecutive threads read
 // consecutive elements of each column, so every load of the matrix is coalesced.
 #include <cuda_runtime.h>
 
@@ -10,6 +10,7 @@
 #include "kernels/cuda/ell_kernel.cuh"
 #include "spkit/formats/ell.hpp"
 #include "spkit/kernel.hpp"
+#include "tuning.hpp"
 
 namespace spkit::cuda {
 namespace {
@@ -29,9 +30,10 @@ class EllColMajorPlan : public CudaSpmvPlan<T> {
     launch_.grid = dim3(static_cast<unsigned>(blocks_for(this->rows_, launch_.block.x, this->props())));
     SPKIT_CUDA_CHECK(cudaDeviceSynchronize());
   }
-  void run(const T* x, T* y) override {
-    if (this->handle_trivial(y)) return;
-    ell_col_major_kernel<T><<<launch_.grid, launch_.block>>>(this->rows_, width_, col_idx_.get(), values_.get(), x, y);
+  void run(T alpha, const T* x, T beta, T* y, Stream stream) override {
+    if (this->handle_trivial(beta, y, cuda_stream(stream))) return;
+    ell_col_major_kernel<T><<<launch_.grid, launch_.block, 0, cuda_stream(stream)>>>(this->rows_, width_, col_idx_.get(),
+                                                                                     values_.get(), alpha, x, beta, y);
     SPKIT_LAUNCH_CHECK("ell_col_major_kernel");
   }
   std::uint64_t bytes_moved() const override {
@@ -51,8 +53,8 @@ class EllColMajorPlan : public CudaSpmvPlan<T> {
 
 namespace spkit {
 namespace {
-// Cost model: 102% / 95% of copy over its own bytes (padding included; net of the 5 us launch; reads
-// alone reach 104% of copy) on the stencils and FEM of docs/perf/data/gpu-bench-h100-large.csv. More than
+// Cost model: tuning::kCudaEllEfficiency of copy over its own bytes (padding included; net of the 5 us
+// launch) on the stencils and FEM of docs/perf/data/gpu-bench-h100-large.csv. More than
 // one padded slot per entry: pointless (HLL and HYB cover it), and the width can exhaust device memory.
 CostEstimate ell_col_major_cost(const MatrixStats& s, Precision p, const PlanOptions&) {
   if (s.ell_padding_ratio > 1.0)
@@ -61,7 +63,8 @@ CostEstimate ell_col_major_cost(const MatrixStats& s, Precision p, const PlanOpt
   CostEstimate e;
   e.applicable = true;
   e.bytes = cost::in(s.bytes_ell, p) + cost::vector_bytes(s, p);
-  e.efficiency = cost::with_gathers(p == Precision::f64 ? 1.02 : 0.95, e.bytes, s, Backend::cuda);
+  const tuning::CudaEfficiency eff = tuning::kCudaEllEfficiency;
+  e.efficiency = cost::with_gathers(p == Precision::f64 ? eff.f64 : eff.f32, e.bytes, s, Backend::cuda);
   e.launch_us = 5;
   e.convert_bytes = cost::in(s.bytes_csr, p) + cost::in(s.bytes_ell, p);
   e.note = "width " + std::to_string(s.ell_width) + ", padding " + cost::percent(s.ell_padding_ratio);
@@ -70,8 +73,12 @@ CostEstimate ell_col_major_cost(const MatrixStats& s, Precision p, const PlanOpt
 }  // namespace
 
 void register_cuda_ell_kernels(Registry& reg) {
-  add_kernel<cuda::EllColMajorPlan>(reg, "cuda.ell.col_major", Format::ell, Backend::cuda, false,
-                                    "ELLPACK column-major, one thread per row, coalesced (seeds 001, 002)", false,
-                                    ell_col_major_cost);
+  KernelInfo k;
+  k.name = "cuda.ell.col_major";
+  k.format = Format::ell;
+  k.backend = Backend::cuda;
+  k.description = "ELLPACK column-major, one thread per row, coalesced (Bell & Garland's ELL kernel)";
+  k.cost = ell_col_major_cost;
+  add_kernel<cuda::EllColMajorPlan>(reg, std::move(k));
 }
 }  // namespace spkit

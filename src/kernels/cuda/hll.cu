@@ -1,6 +1,6 @@
-// CUDA HLL (hacked ELLPACK) kernels of seed 000: thread per row and warp per row (shuffle or
-// shared-memory reduction) on the row-major layout, and thread per row on the column-major layout
-// (idx = k * hack_rows + r, coalesced).
+// CUDA HLL kernels (Monakov et al.'s sliced ELLPACK, "hacked" ELLPACK: ELL per hack of rows): thread per
+// row and warp per row (shuffle or shared-memory reduction) on the row-major layout, and thread per row on
+// the column-major layout (idx = k * hack_rows + r, coalesced).
 #include <cuda_runtime.h>
 
 #include <string>
@@ -10,11 +10,10 @@
 #include "kernels/cuda/cuda_common.cuh"
 #include "spkit/formats/hll.hpp"
 #include "spkit/kernel.hpp"
+#include "tuning.hpp"
 
 namespace spkit::cuda {
 namespace {
-
-constexpr int kWarp = 32;
 
 template <class T>
 struct DeviceHll {
@@ -39,11 +38,11 @@ struct DeviceHll {
   }
 };
 
-// Seed 000 HLL kernel 0: thread per row, row-major inside the hack (r * width + k).
+// Thread per row, row-major inside the hack (r * width + k).
 template <class T>
 __global__ void hll_thread_row_kernel(std::int64_t rows, int hack_size, const std::int64_t* hack_offset,
                                       const std::int32_t* hack_width, const std::int32_t* col_idx, const T* values,
-                                      const T* x, T* y) {
+                                      T alpha, const T* x, T beta, T* y) {
   const std::int64_t row = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (row >= rows) return;
   const std::int64_t hack = row / hack_size, local = row % hack_size;
@@ -51,15 +50,15 @@ __global__ void hll_thread_row_kernel(std::int64_t rows, int hack_size, const st
   const std::int64_t base = hack_offset[hack] + local * width;
   T sum = 0;
   for (std::int64_t k = 0; k < width; ++k) sum += values[base + k] * x[col_idx[base + k]];
-  y[row] = sum;
+  store_axpby(y + row, alpha, sum, beta);
 }
 
-// Seed 000 HLL kernel 3: thread per row, column-major inside the hack (k * hack_rows + r).
+// Thread per row, column-major inside the hack (k * hack_rows + r).
 template <class T>
 __global__ void hll_col_major_kernel(std::int64_t rows, int hack_size, const std::int64_t* __restrict__ hack_offset,
                                      const std::int32_t* __restrict__ hack_width,
                                      const std::int32_t* __restrict__ col_idx, const T* __restrict__ values,
-                                     const T* __restrict__ x, T* __restrict__ y) {
+                                     T alpha, const T* __restrict__ x, T beta, T* __restrict__ y) {
   const std::int64_t row = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (row >= rows) return;
   const std::int64_t hack = row / hack_size, local = row % hack_size;
@@ -68,15 +67,15 @@ __global__ void hll_col_major_kernel(std::int64_t rows, int hack_size, const std
   const std::int64_t base = hack_offset[hack] + local;
   T sum = 0;
   for (std::int64_t k = 0; k < width; ++k) sum += values[base + k * hack_rows] * x[col_idx[base + k * hack_rows]];
-  y[row] = sum;
+  store_axpby(y + row, alpha, sum, beta);
 }
 
-// Seed 000 HLL kernels 1 and 2: warp per row over the row-major hack, reduced with shuffles
+// Warp per row over the row-major hack, reduced with shuffles
 // (SHARED = false) or in a shared-memory slice per warp (SHARED = true).
 template <class T, bool SHARED>
 __global__ void hll_warp_row_kernel(std::int64_t rows, int hack_size, const std::int64_t* hack_offset,
                                     const std::int32_t* hack_width, const std::int32_t* col_idx, const T* values,
-                                    const T* x, T* y) {
+                                    T alpha, const T* x, T beta, T* y) {
   extern __shared__ __align__(16) unsigned char smem_raw[];
   const std::int64_t row = static_cast<std::int64_t>(blockIdx.x) * blockDim.y + threadIdx.y;
   if (row >= rows) return;  // uniform across the warp
@@ -88,10 +87,10 @@ __global__ void hll_warp_row_kernel(std::int64_t rows, int hack_size, const std:
   for (std::int64_t k = lane; k < width; k += kWarp) sum += values[base + k] * x[col_idx[base + k]];
   if (!SHARED) {
     sum = group_sum<kWarp>(sum);
-    if (lane == 0) y[row] = sum;
+    if (lane == 0) store_axpby(y + row, alpha, sum, beta);
   } else {
     sum = shared_warp_sum(reinterpret_cast<T*>(smem_raw) + threadIdx.y * kWarp, lane, sum);
-    if (lane == 0) y[row] = sum;
+    if (lane == 0) store_axpby(y + row, alpha, sum, beta);
   }
 }
 
@@ -114,28 +113,32 @@ class HllPlan : public CudaSpmvPlan<T> {
     }
     SPKIT_CUDA_CHECK(cudaDeviceSynchronize());
   }
-  void run(const T* x, T* y) override {
-    if (this->handle_trivial(y)) return;
+  void run(T alpha, const T* x, T beta, T* y, Stream stream) override {
+    const cudaStream_t s = cuda_stream(stream);
+    if (this->handle_trivial(beta, y, s)) return;
     const auto off = m_.hack_offset.get();
     const auto w = m_.hack_width.get();
     const auto ci = m_.col_idx.get();
     const auto v = m_.values.get();
     switch (K) {
       case HllKernel::thread_row:
-        hll_thread_row_kernel<T><<<launch_.grid, launch_.block>>>(this->rows_, m_.hack_size, off, w, ci, v, x, y);
+        hll_thread_row_kernel<T><<<launch_.grid, launch_.block, 0, s>>>(this->rows_, m_.hack_size, off, w, ci, v, alpha,
+                                                                        x, beta, y);
         SPKIT_LAUNCH_CHECK("hll_thread_row_kernel");
         break;
       case HllKernel::col_major:
-        hll_col_major_kernel<T><<<launch_.grid, launch_.block>>>(this->rows_, m_.hack_size, off, w, ci, v, x, y);
+        hll_col_major_kernel<T><<<launch_.grid, launch_.block, 0, s>>>(this->rows_, m_.hack_size, off, w, ci, v, alpha,
+                                                                       x, beta, y);
         SPKIT_LAUNCH_CHECK("hll_col_major_kernel");
         break;
       case HllKernel::warp_row:
-        hll_warp_row_kernel<T, false><<<launch_.grid, launch_.block>>>(this->rows_, m_.hack_size, off, w, ci, v, x, y);
+        hll_warp_row_kernel<T, false><<<launch_.grid, launch_.block, 0, s>>>(this->rows_, m_.hack_size, off, w, ci, v,
+                                                                             alpha, x, beta, y);
         SPKIT_LAUNCH_CHECK("hll_warp_row_kernel");
         break;
       case HllKernel::warp_row_shared:
-        hll_warp_row_kernel<T, true><<<launch_.grid, launch_.block, launch_.shared_bytes>>>(
-            this->rows_, m_.hack_size, off, w, ci, v, x, y);
+        hll_warp_row_kernel<T, true><<<launch_.grid, launch_.block, launch_.shared_bytes, s>>>(
+            this->rows_, m_.hack_size, off, w, ci, v, alpha, x, beta, y);
         SPKIT_LAUNCH_CHECK("hll_warp_row_kernel<shared>");
         break;
     }
@@ -162,9 +165,9 @@ template <class T> using HllColMajorPlan = HllPlan<T, HllKernel::col_major>;
 
 namespace spkit {
 namespace {
-// Cost model: 95% / 75% of copy over its own bytes (net of the 5 us launch) on the regular matrices of
-// docs/perf/data/gpu-bench-h100-large.csv (the fp32 gap to ELL is per-element index arithmetic). Padding
-// above one slot per entry: pointless (HYB moves fewer bytes).
+// Cost model: tuning::kCudaHllEfficiency of copy over its own bytes (net of the 5 us launch) on the
+// regular matrices of docs/perf/data/gpu-bench-h100-large.csv. Padding above one slot per entry:
+// pointless (HYB moves fewer bytes).
 CostEstimate hll_col_major_cost(const MatrixStats& s, Precision p, const PlanOptions& o) {
   if (o.hack_size != s.hack_size) return cost::not_applicable("statistics are for another hack size");
   if (s.hll_padding_ratio > 1.0)
@@ -172,7 +175,8 @@ CostEstimate hll_col_major_cost(const MatrixStats& s, Precision p, const PlanOpt
   CostEstimate e;
   e.applicable = true;
   e.bytes = cost::in(s.bytes_hll, p) + cost::vector_bytes(s, p);
-  e.efficiency = cost::with_gathers(p == Precision::f64 ? 0.95 : 0.75, e.bytes, s, Backend::cuda);
+  const tuning::CudaEfficiency eff = tuning::kCudaHllEfficiency;
+  e.efficiency = cost::with_gathers(p == Precision::f64 ? eff.f64 : eff.f32, e.bytes, s, Backend::cuda);
   e.launch_us = 5;
   e.convert_bytes = cost::in(s.bytes_csr, p) + cost::in(s.bytes_hll, p);
   e.note = "hack " + std::to_string(s.hack_size) + ", padding " + cost::percent(s.hll_padding_ratio);
@@ -181,14 +185,21 @@ CostEstimate hll_col_major_cost(const MatrixStats& s, Precision p, const PlanOpt
 }  // namespace
 
 void register_cuda_hll_kernels(Registry& reg) {
-  add_kernel<cuda::HllThreadRowPlan>(reg, "cuda.hll.thread_row", Format::hll, Backend::cuda, false,
-                                     "HLL row-major, one thread per row (seed 000 HLL kernel 0)");
-  add_kernel<cuda::HllWarpRowPlan>(reg, "cuda.hll.warp_row", Format::hll, Backend::cuda, false,
-                                   "HLL row-major, warp per row, shuffle reduction (seed 000 HLL kernel 1)");
-  add_kernel<cuda::HllWarpRowSharedPlan>(reg, "cuda.hll.warp_row_shared", Format::hll, Backend::cuda, false,
-                                         "HLL row-major, warp per row, shared-memory reduction (seed 000 HLL kernel 2)");
-  add_kernel<cuda::HllColMajorPlan>(reg, "cuda.hll.col_major", Format::hll, Backend::cuda, false,
-                                    "HLL column-major, one thread per row, coalesced (seed 000 HLL kernel 3)", false,
-                                    hll_col_major_cost);
+  const auto info = [](const char* name, const char* description) {
+    KernelInfo k;
+    k.name = name;
+    k.format = Format::hll;
+    k.backend = Backend::cuda;
+    k.description = description;
+    return k;
+  };
+  add_kernel<cuda::HllThreadRowPlan>(reg, info("cuda.hll.thread_row", "HLL (Monakov et al.) row-major, one thread per row"));
+  add_kernel<cuda::HllWarpRowPlan>(
+      reg, info("cuda.hll.warp_row", "HLL (Monakov et al.) row-major, warp per row, shuffle reduction"));
+  add_kernel<cuda::HllWarpRowSharedPlan>(
+      reg, info("cuda.hll.warp_row_shared", "HLL (Monakov et al.) row-major, warp per row, shared-memory reduction"));
+  KernelInfo col_major = info("cuda.hll.col_major", "HLL (Monakov et al.) column-major, one thread per row, coalesced");
+  col_major.cost = hll_col_major_cost;
+  add_kernel<cuda::HllColMajorPlan>(reg, std::move(col_major));
 }
 }  // namespace spkit

@@ -1,6 +1,7 @@
-// CUDA HYB (seed 001, Bell & Garland): the column-major ELL part by one thread per row, then the COO
+// CUDA HYB (Bell & Garland 2009): the column-major ELL part by one thread per row, then the COO
 // overflow on the GPU: each warp reduces its 32 entries by row segments (entries are sorted by row)
-// and only the first lane of each segment adds into y with one atomicAdd.
+// and only the first lane of each segment adds into y with one atomicAdd. For y = alpha*A*x + beta*y the
+// ELL pass writes alpha*ell + beta*y (every row, so beta is applied once) and the COO pass adds alpha*coo.
 #include <cuda_runtime.h>
 
 #include <string>
@@ -10,6 +11,7 @@
 #include "kernels/cuda/ell_kernel.cuh"
 #include "spkit/formats/hyb.hpp"
 #include "spkit/kernel.hpp"
+#include "tuning.hpp"
 
 namespace spkit::cuda {
 namespace {
@@ -19,7 +21,7 @@ namespace {
 template <class T>
 __global__ void hyb_coo_kernel(std::int64_t n, const std::int32_t* __restrict__ row_idx,
                                const std::int32_t* __restrict__ col_idx, const T* __restrict__ values,
-                               const T* __restrict__ x, T* __restrict__ y) {
+                               T alpha, const T* __restrict__ x, T* __restrict__ y) {
   const std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   const int lane = threadIdx.x % 32;
   const bool valid = i < n;
@@ -32,7 +34,7 @@ __global__ void hyb_coo_kernel(std::int64_t n, const std::int32_t* __restrict__ 
     if (lane + offset < 32 && other_row == row) v += other;
   }
   const std::int32_t prev_row = __shfl_up_sync(0xffffffffu, row, 1);
-  if (valid && (lane == 0 || prev_row != row)) atomicAdd(y + row, v);
+  if (valid && (lane == 0 || prev_row != row)) atomicAdd(y + row, alpha * v);
 }
 
 template <class T>
@@ -56,17 +58,19 @@ class HybPlan : public CudaSpmvPlan<T> {
     coo_launch_.grid = dim3(static_cast<unsigned>(blocks_for(coo_nnz_, threads, this->props())));
     SPKIT_CUDA_CHECK(cudaDeviceSynchronize());
   }
-  void run(const T* x, T* y) override {
-    if (this->handle_trivial(y)) return;
+  void run(T alpha, const T* x, T beta, T* y, Stream stream) override {
+    const cudaStream_t s = cuda_stream(stream);
+    if (this->handle_trivial(beta, y, s)) return;
     if (width_ > 0) {
-      ell_col_major_kernel<T><<<ell_launch_.grid, ell_launch_.block>>>(this->rows_, width_, ell_col_.get(), ell_val_.get(), x, y);
+      ell_col_major_kernel<T><<<ell_launch_.grid, ell_launch_.block, 0, s>>>(this->rows_, width_, ell_col_.get(),
+                                                                             ell_val_.get(), alpha, x, beta, y);
       SPKIT_LAUNCH_CHECK("ell_col_major_kernel");
     } else {
-      this->zero_output(y);
+      this->scale_output(beta, y, s);
     }
     if (coo_nnz_ > 0) {
-      hyb_coo_kernel<T><<<coo_launch_.grid, coo_launch_.block>>>(coo_nnz_, coo_row_.get(), coo_col_.get(),
-                                                                 coo_val_.get(), x, y);
+      hyb_coo_kernel<T><<<coo_launch_.grid, coo_launch_.block, 0, s>>>(coo_nnz_, coo_row_.get(), coo_col_.get(),
+                                                                       coo_val_.get(), alpha, x, y);
       SPKIT_LAUNCH_CHECK("hyb_coo_kernel");
     }
   }
@@ -91,29 +95,24 @@ class HybPlan : public CudaSpmvPlan<T> {
 
 namespace spkit {
 namespace {
-// Cost model: the ELL part as cuda.ell.col_major (102% / 95% of copy), the COO part (row, column, value
-// per entry, warp-segmented sums and one atomic per segment) at kHybCooEfficiency, fitted to power-law in
-// docs/perf/data/gpu-bench-h100-large.csv (docs/perf/selector.md). Each row segment of the COO part
-// ends in one atomicAdd to y, costed as 48 bytes of traffic (road: 1.6M overflowing rows of 1-2 entries
-// made HYB 40% slower than its bytes); the atomics of one long row's segments hit one address and
-// serialize: ~7 ns per 32 entries (circuit's 941k-entry row: +0.2 ms).
-constexpr double kHybCooEfficiency = 0.9;
-constexpr double kHybAtomicBytes = 48;
-constexpr double kHybAtomicUsPer32 = 0.007;
+// Cost model: the ELL part as cuda.ell.col_major, the COO part (row, column, value per entry,
+// warp-segmented sums and one atomic per segment) and its atomics as measured (tuning.hpp:
+// kCudaHybCooEfficiency, kCudaHybAtomicBytes, kCudaHybAtomicUsPer32).
+using tuning::kCudaHybAtomicBytes, tuning::kCudaHybAtomicUsPer32, tuning::kCudaHybCooEfficiency;
 CostEstimate hyb_cost(const MatrixStats& s, Precision p, const PlanOptions&) {
   CostEstimate e;
   e.applicable = true;
   e.bytes = cost::in(s.bytes_hyb, p) + cost::vector_bytes(s, p);
   const double coo_bytes = static_cast<double>(s.hyb_coo_entries) * static_cast<double>(8 + cost::value_bytes(p));
   const double ell_bytes = static_cast<double>(e.bytes) - coo_bytes;
-  const double ell_eff = p == Precision::f64 ? 1.02 : 0.95;
+  const double ell_eff = p == Precision::f64 ? tuning::kCudaEllEfficiency.f64 : tuning::kCudaEllEfficiency.f32;
   // Rows with an overflow: at most one per COO entry, and fewer than a third of the rows (K is the
   // length that a third of the rows reach).
   const double overflow_rows = std::min(static_cast<double>(s.hyb_coo_entries), static_cast<double>(s.rows) / 3);
-  e.efficiency = cost::with_gathers(static_cast<double>(e.bytes) / (ell_bytes / ell_eff + coo_bytes / kHybCooEfficiency +
-                                                                   overflow_rows * kHybAtomicBytes),
+  e.efficiency = cost::with_gathers(static_cast<double>(e.bytes) / (ell_bytes / ell_eff + coo_bytes / kCudaHybCooEfficiency +
+                                                                   overflow_rows * kCudaHybAtomicBytes),
                                     e.bytes, s, Backend::cuda);
-  e.launch_us = s.hyb_coo_entries > 0 ? 10 + kHybAtomicUsPer32 * static_cast<double>(s.row_nnz_max - s.hyb_width) / 32 : 5;
+  e.launch_us = s.hyb_coo_entries > 0 ? 10 + kCudaHybAtomicUsPer32 * static_cast<double>(s.row_nnz_max - s.hyb_width) / 32 : 5;
   e.convert_bytes = cost::in(s.bytes_csr, p) + cost::in(s.bytes_hyb, p);
   e.note = "ELL width " + std::to_string(s.hyb_width) + ", COO " + std::to_string(s.hyb_coo_entries) + " entries";
   return e;
@@ -121,8 +120,12 @@ CostEstimate hyb_cost(const MatrixStats& s, Precision p, const PlanOptions&) {
 }  // namespace
 
 void register_cuda_hyb_kernels(Registry& reg) {
-  add_kernel<cuda::HybPlan>(reg, "cuda.hyb", Format::hyb, Backend::cuda, false,
-                            "HYB: column-major ELL part + COO overflow with warp-segmented atomics (seed 001)", false,
-                            hyb_cost);
+  KernelInfo k;
+  k.name = "cuda.hyb";
+  k.format = Format::hyb;
+  k.backend = Backend::cuda;
+  k.description = "Bell & Garland's HYB: column-major ELL part + COO overflow with warp-segmented atomics";
+  k.cost = hyb_cost;
+  add_kernel<cuda::HybPlan>(reg, std::move(k));
 }
 }  // namespace spkit

@@ -1,4 +1,4 @@
-// CUDA SELL-C-sigma kernels (ours; layout in spkit/formats/sell.hpp): one thread per slice row,
+// CUDA SELL-C-sigma kernels (Kreutzer et al. 2014; layout in spkit/formats/sell.hpp): one thread per slice row,
 // slices column-major so a warp's loads of one column of a slice are contiguous (C = 32: one warp per
 // slice, the 16/32-bit branch uniform per warp). cuda.sell.c32 keeps 32-bit column indices;
 // cuda.sell.delta16 reads 16-bit deltas where a slice allows them (4 -> 2 bytes per slot).
@@ -11,6 +11,7 @@
 #include "spkit/formats/sell.hpp"
 #include "spkit/kernel.hpp"
 #include "spkit/stats.hpp"
+#include "tuning.hpp"
 
 namespace spkit::cuda {
 namespace {
@@ -47,7 +48,7 @@ __global__ void __launch_bounds__(256) sell_kernel(std::int64_t rows, int c, con
                                                    const std::uint16_t* __restrict__ col_delta16,
                                                    const std::int32_t* __restrict__ col_idx32,
                                                    const T* __restrict__ values, const std::int32_t* __restrict__ perm,
-                                                   const T* __restrict__ x, T* __restrict__ y) {
+                                                   T alpha, const T* __restrict__ x, T beta, T* __restrict__ y) {
   const std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i >= rows) return;
   const std::int64_t s = i / c;
@@ -69,7 +70,7 @@ __global__ void __launch_bounds__(256) sell_kernel(std::int64_t rows, int c, con
 #pragma unroll 4
     for (int k = 0; k < w; ++k) sum += v[static_cast<std::int64_t>(k) * c] * __ldg(x + ci[static_cast<std::int64_t>(k) * c]);
   }
-  y[perm ? perm[i] : i] = sum;
+  store_axpby(y + (perm ? perm[i] : i), alpha, sum, beta);
 }
 
 template <class T, SellIndex I>
@@ -90,12 +91,12 @@ class SellPlan : public CudaSpmvPlan<T> {
     launch_.grid = dim3(static_cast<unsigned>(blocks_for(this->rows_, launch_.block.x, this->props())));
     SPKIT_CUDA_CHECK(cudaDeviceSynchronize());
   }
-  void run(const T* x, T* y) override {
-    if (this->handle_trivial(y)) return;
-    sell_kernel<T><<<launch_.grid, launch_.block>>>(this->rows_, slice_height_, m_.slice_offset.get(),
-                                                    m_.slice_width.get(), m_.slice_col_base.get(),
-                                                    m_.slice_col_offset.get(), m_.col_delta16.get(), m_.col_idx32.get(),
-                                                    m_.values.get(), m_.perm.get(), x, y);
+  void run(T alpha, const T* x, T beta, T* y, Stream stream) override {
+    if (this->handle_trivial(beta, y, cuda_stream(stream))) return;
+    sell_kernel<T><<<launch_.grid, launch_.block, 0, cuda_stream(stream)>>>(
+        this->rows_, slice_height_, m_.slice_offset.get(), m_.slice_width.get(), m_.slice_col_base.get(),
+        m_.slice_col_offset.get(), m_.col_delta16.get(), m_.col_idx32.get(), m_.values.get(), m_.perm.get(), alpha, x,
+        beta, y);
     SPKIT_LAUNCH_CHECK("sell_kernel");
   }
   std::uint64_t bytes_moved() const override {
@@ -137,9 +138,11 @@ CostModel sell_cost(SellIndex index) {
     // 74-83 % / 59-68 % fp32; random 8 per row (x gathers) 50 % fp64, 36 % fp32.
     const bool f64 = p == Precision::f64;
     if (st.row_nnz_mean >= 16)
-      e.efficiency = index == SellIndex::c32 ? (f64 ? 0.80 : 0.78) : (f64 ? 0.74 : 0.63);
+      e.efficiency = index == SellIndex::c32 ? (f64 ? tuning::kCudaSellC32Efficiency.f64 : tuning::kCudaSellC32Efficiency.f32)
+                                             : (f64 ? tuning::kCudaSellDelta16Efficiency.f64
+                                                    : tuning::kCudaSellDelta16Efficiency.f32);
     else
-      e.efficiency = f64 ? 0.50 : 0.36;
+      e.efficiency = f64 ? tuning::kCudaSellShortRowEfficiency.f64 : tuning::kCudaSellShortRowEfficiency.f32;
     e.launch_us = 4;
     e.convert_bytes = static_cast<std::uint64_t>(st.nnz) * (vb + 4) * 3;
     e.note = "SELL padding " + std::to_string(st.sell_padding_ratio) +
@@ -153,11 +156,22 @@ CostModel sell_cost(SellIndex index) {
 
 namespace spkit {
 void register_cuda_sell_kernels(Registry& reg) {
-  add_kernel<cuda::SellC32Plan>(reg, "cuda.sell.c32", Format::sell, Backend::cuda, false,
-                                "SELL-C-sigma (C = hack size, sigma 1024), thread per row, 32-bit column indices (ours)",
-                                false, cuda::sell_cost(SellIndex::c32));
-  add_kernel<cuda::SellDelta16Plan>(reg, "cuda.sell.delta16", Format::sell, Backend::cuda, false,
-                                    "SELL-C-sigma, 16-bit column deltas per slice where they fit, else 32-bit (ours)",
-                                    false, cuda::sell_cost(SellIndex::delta16));
+  const auto info = [](const char* name, const char* description, SellIndex index) {
+    KernelInfo k;
+    k.name = name;
+    k.format = Format::sell;
+    k.backend = Backend::cuda;
+    k.description = description;
+    k.cost = cuda::sell_cost(index);
+    return k;
+  };
+  add_kernel<cuda::SellC32Plan>(reg, info("cuda.sell.c32",
+                                          "Kreutzer et al.'s SELL-C-sigma (C = hack size, sigma 1024), thread per row, "
+                                          "32-bit column indices",
+                                          SellIndex::c32));
+  add_kernel<cuda::SellDelta16Plan>(reg, info("cuda.sell.delta16",
+                                              "Kreutzer et al.'s SELL-C-sigma with 16-bit column deltas per slice where "
+                                              "they fit, else 32-bit (ours)",
+                                              SellIndex::delta16));
 }
 }  // namespace spkit
