@@ -17,7 +17,7 @@
 #include "gen/rng.hpp"
 #include "gen/row_generator.hpp"
 #include "spkit/error.hpp"
-#include "spkit/formats/format_common.hpp"
+#include "platform/memory.hpp"
 #include "spkit/gen.hpp"
 
 namespace spkit {

@@ -12,6 +12,7 @@
 
 #include "formats/convert_util.hpp"
 #include "median.hpp"
+#include "platform/memory.hpp"
 #include "spkit/error.hpp"
 #include "spkit/spgemm.hpp"
 

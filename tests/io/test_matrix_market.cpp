@@ -21,6 +21,7 @@
 
 #include "common/test_matrices.hpp"
 #include "io/io_util.hpp"
+#include "io/mm_bucketed_route.hpp"
 #include "spkit/error.hpp"
 #include "spkit/io/matrix_market.hpp"
 #include "spkit/io/spkb.hpp"

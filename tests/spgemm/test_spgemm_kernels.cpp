@@ -14,7 +14,7 @@
 #include "common/test_matrices.hpp"
 #include "spkit/device.hpp"
 #include "spkit/error.hpp"
-#include "spkit/formats/format_common.hpp"
+#include "platform/memory.hpp"
 #include "spkit/spgemm.hpp"
 
 namespace spkit::test {
