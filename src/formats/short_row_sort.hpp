@@ -14,6 +14,11 @@
 
 namespace spkit::formats_detail {
 
+// Internal linkage, as when these lived in src/formats/csr.cpp: the bucket sort calls them directly (an
+// inline function with external linkage is called through the PLT in a shared library wherever it is
+// not inlined) and the inliner weighs them as local functions.
+namespace {
+
 // Sorts a row of 2..16 entries by column, stably, without data-dependent branches: each entry's place
 // is the number of entries whose (column, position) key is smaller. The fixed-size compares vectorise;
 // insertion sort mispredicts about once per entry on rows in random order (pass B of a 1-thread
@@ -154,5 +159,7 @@ std::int64_t sort_and_merge_row(std::int32_t* cols, T* vals, std::int64_t b, std
   }
   return out - b + 1;
 }
+
+}  // namespace
 
 }  // namespace spkit::formats_detail

@@ -1,6 +1,5 @@
-// The per-chunk passes over a Matrix Market body (declared in src/io/mm_chunk.hpp): newline counting,
-// the bucketed route's count of entries per row bucket, and the entry parser, one instance per format,
-// field and sink.
+// The per-chunk passes over a Matrix Market body (declared in src/io/mm_chunk.hpp): newline counting
+// and the entry parser, one instance per format, field and sink.
 #include "io/mm_chunk.hpp"
 
 #include <algorithm>
@@ -8,89 +7,10 @@
 #include <cstring>
 #include <type_traits>
 
-#if defined(__AVX512BW__)
-#include <immintrin.h>
-#elif defined(__SSE2__)
-#include <emmintrin.h>
-#endif
-
 #include "io/mm_tokens.hpp"
 #include "spkit/error.hpp"
 
 namespace spkit::io_detail {
-
-std::int64_t count_newlines(const char* p, std::size_t n) {
-  // Byte compare accumulated in 8-bit lanes (vectorised by the compiler), flushed every 255 bytes.
-  std::int64_t total = 0;
-  std::size_t i = 0;
-  while (i < n) {
-    const std::size_t stop = std::min(n, i + 255 * 32);
-    std::array<unsigned char, 32> acc{};
-    std::size_t j = i;
-    for (; j + 32 <= stop; j += 32)
-      for (int k = 0; k < 32; ++k) acc[k] += p[j + k] == '\n';
-    for (int k = 0; k < 32; ++k) total += acc[k];
-    for (; j < stop; ++j) total += p[j] == '\n';
-    i = stop;
-  }
-  return total;
-}
-
-namespace {
-
-// Bit k set when p[k] is a newline, for the n <= 64 bytes at p.
-inline std::uint64_t newline_mask(const char* p, std::size_t n) {
-  std::uint64_t mask = 0;
-#if defined(__AVX512BW__)
-  if (n == 64) return _mm512_cmpeq_epi8_mask(_mm512_loadu_si512(p), _mm512_set1_epi8('\n'));
-#elif defined(__SSE2__)
-  if (n == 64) {
-    const __m128i nl = _mm_set1_epi8('\n');
-    for (int k = 0; k < 4; ++k) {
-      const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 16 * k));
-      mask |= static_cast<std::uint64_t>(static_cast<unsigned>(_mm_movemask_epi8(_mm_cmpeq_epi8(v, nl)))) << (16 * k);
-    }
-    return mask;
-  }
-#endif
-  for (std::size_t k = 0; k < n; ++k) mask |= static_cast<std::uint64_t>(p[k] == '\n') << k;
-  return mask;
-}
-
-}  // namespace
-
-void count_bucket_rows(const BodyContext& ctx, Chunk& c, int shift, std::int64_t* counts) {
-  const char* const first = ctx.text.data() + c.begin;
-  const char* const end = ctx.text.data() + c.end;
-  const std::uint64_t rows = static_cast<std::uint64_t>(ctx.h->rows);
-  bool counting = true;
-  // The line starting at p (p < end).
-  auto line_at = [&](const char* p) {
-    if (static_cast<unsigned>(*p - '1') > 8) {  // not the common line, digits at its start
-      p = entry_start(p, end);
-      if (!p) return;  // blank or comment line
-    }
-    std::uint64_t i = 0;
-    bool ov = false;
-    const char* q = parse_index(p, end, i, ov);
-    if (!q || !at_token_end(q, end) || ov || i == 0 || i > rows) {
-      counting = false;
-      return;
-    }
-    ++counts[(i - 1) >> shift];
-  };
-  std::int64_t newlines = 0;
-  if (first < end) line_at(first);
-  for (const char* block = first; block < end; block += 64) {
-    std::uint64_t mask = newline_mask(block, static_cast<std::size_t>(std::min<std::ptrdiff_t>(64, end - block)));
-    newlines += __builtin_popcountll(mask);
-    for (; mask && counting; mask &= mask - 1) {
-      const char* p = block + __builtin_ctzll(mask) + 1;
-      if (p < end) line_at(p);
-    }
-  }
-  c.newlines = newlines;
-}
 
 namespace {
 
@@ -173,10 +93,8 @@ void parse_chunk(const BodyContext& ctx, Chunk& c, Sink& sink) {
   c.entries = n;
 }
 
-}  // namespace
-
 template <class Sink>
-ChunkParser<Sink> chunk_parser(const MmHeader& h) {
+ChunkParser<Sink> chunk_parser_for(const MmHeader& h) {
   if (h.format == MmFormat::coordinate) {
     if (h.field == MmField::real) return &parse_chunk<MmFormat::coordinate, MmField::real, Sink>;
     if (h.field == MmField::integer) return &parse_chunk<MmFormat::coordinate, MmField::integer, Sink>;
@@ -189,7 +107,18 @@ ChunkParser<Sink> chunk_parser(const MmHeader& h) {
   throw Error("internal: array files are not parsed into row buckets");
 }
 
-template ChunkParser<ArraySink> chunk_parser<ArraySink>(const MmHeader&);
-template ChunkParser<PlacedBucketSink> chunk_parser<PlacedBucketSink>(const MmHeader&);
+}  // namespace
+
+// Specializations rather than explicit instantiations: an explicit instantiation would emit the
+// parse_chunk instances it names in COMDAT sections, where GCC does not move their cold paths (error
+// messages, unwinding) out of the hot code.
+template <>
+ChunkParser<ArraySink> chunk_parser<ArraySink>(const MmHeader& h) {
+  return chunk_parser_for<ArraySink>(h);
+}
+template <>
+ChunkParser<PlacedBucketSink> chunk_parser<PlacedBucketSink>(const MmHeader& h) {
+  return chunk_parser_for<PlacedBucketSink>(h);
+}
 
 }  // namespace spkit::io_detail

@@ -1,6 +1,9 @@
 #pragma once
-// One chunk of a Matrix Market body (whole lines) and its two passes: pass 1 counts its lines (and, for
-// the bucketed route, its entries per row bucket), pass 2 parses its entries into a sink.
+// One chunk of a Matrix Market body (whole lines) and its two passes: pass 1 counts its lines (the
+// bucketed route also its entries per row bucket: src/io/mm_bucketed_route.cpp), pass 2 parses its
+// entries into a sink.
+#include <algorithm>
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -22,13 +25,34 @@ struct Chunk {
   std::string err;
 };
 
-// Newlines in [p, p + n).
-std::int64_t count_newlines(const char* p, std::size_t n);
-
 struct BodyContext {
   const MmHeader* h;
   std::string_view text;
 };
+
+// Internal linkage, as when these lived in the reader's one source file: an inline function with
+// external linkage is called through the PLT in a shared library wherever it is not inlined, and the
+// inliner weighs these as local functions.
+namespace {
+
+// Newlines in [p, p + n). Not declared inline, as in the reader's one source file: GCC then keeps it out
+// of parse_chunk's error paths (maybe_unused: the bucketed route's file includes it without calling it).
+[[maybe_unused]] std::int64_t count_newlines(const char* p, std::size_t n) {
+  // Byte compare accumulated in 8-bit lanes (vectorised by the compiler), flushed every 255 bytes.
+  std::int64_t total = 0;
+  std::size_t i = 0;
+  while (i < n) {
+    const std::size_t stop = std::min(n, i + 255 * 32);
+    std::array<unsigned char, 32> acc{};
+    std::size_t j = i;
+    for (; j + 32 <= stop; j += 32)
+      for (int k = 0; k < 32; ++k) acc[k] += p[j + k] == '\n';
+    for (int k = 0; k < 32; ++k) total += acc[k];
+    for (; j < stop; ++j) total += p[j] == '\n';
+    i = stop;
+  }
+  return total;
+}
 
 // Where the entry on the line starting at p begins (after leading blanks), or null for a blank or comment
 // line (also one that runs to the chunk's end). The one rule both passes of the bucketed route use: pass 1
@@ -43,6 +67,7 @@ inline const char* entry_start(const char* p, const char* end) {
   }
   return p;
 }
+}  // namespace
 
 // Where parse_chunk puts the chunk's entry n: its COO slot (ArraySink, pointers at the chunk's first
 // slot; no row/col arrays for array files) or its row bucket's range of the output (PlacedBucketSink, below).
@@ -94,14 +119,6 @@ struct PlacedBucketSink {
   }
 };
 
-// Pass 1 of the bucketed route over one chunk: its newlines (as count_newlines) and its entries per row
-// bucket (counts[b] for rows [b << shift, ...)). Line starts come from a newline bit mask of each 64-byte
-// block, so lines are counted independently of each other (a scan from line to line waited on the
-// previous line's end: ~10 ns per line). Lines are told apart by entry_start, as in parse_chunk; at the first line
-// whose row index parse_chunk would refuse, counting entries stops (pass 2 reports that line), the
-// newlines are still all counted.
-void count_bucket_rows(const BodyContext& ctx, Chunk& c, int shift, std::int64_t* counts);
-
 // Parses one chunk into slots [0, c.capacity) of a sink, stopping at the first error (c.err_line, c.err).
 template <class Sink>
 using ChunkParser = void (*)(const BodyContext&, Chunk&, Sink&);
@@ -109,5 +126,9 @@ using ChunkParser = void (*)(const BodyContext&, Chunk&, Sink&);
 // The chunk parser for the header's format and field (array files: ArraySink only).
 template <class Sink>
 ChunkParser<Sink> chunk_parser(const MmHeader& h);
+template <>
+ChunkParser<ArraySink> chunk_parser<ArraySink>(const MmHeader& h);
+template <>
+ChunkParser<PlacedBucketSink> chunk_parser<PlacedBucketSink>(const MmHeader& h);
 
 }  // namespace spkit::io_detail

@@ -14,11 +14,40 @@
 
 namespace spkit::io_detail {
 
+// Internal linkage, as when these lived in the reader's one source file: the chunk parser calls them
+// directly (an inline function with external linkage is called through the PLT in a shared library
+// wherever it is not inlined) and the inliner weighs them as local functions.
+namespace {
+
 // Shows a piece of the input in an error message: at most 24 characters, non-printables escaped,
 // so the message stays one line.
-std::string quote(std::string_view s);
+inline std::string quote(std::string_view s) {
+  std::string out = "'";
+  std::size_t shown = 0;
+  for (char c : s) {
+    if (shown++ == 24) {
+      out += "...";
+      break;
+    }
+    const auto u = static_cast<unsigned char>(c);
+    if (u >= 0x20 && u < 0x7f) {
+      out += c;
+    } else {
+      static const char* hex = "0123456789abcdef";
+      out += "\\x";
+      out += hex[u >> 4];
+      out += hex[u & 15];
+    }
+  }
+  return out + "'";
+}
+
 // The token starting at p (up to the next blank or line end).
-std::string_view token_at(const char* p, const char* end);
+inline std::string_view token_at(const char* p, const char* end) {
+  const char* q = p;
+  while (q < end && !is_blank(*q) && *q != '\n') ++q;
+  return {p, static_cast<std::size_t>(q - p)};
+}
 
 // Unsigned decimal integer (optional '+'); null when there are no digits; `overflow` past 2^63-1.
 inline const char* parse_u64(const char* p, const char* end, std::uint64_t& out, bool& overflow) {
@@ -189,5 +218,7 @@ inline const char* parse_integer_value(const char* p, const char* end, double& o
   out = neg ? -static_cast<double>(v) : static_cast<double>(v);
   return q;
 }
+
+}  // namespace
 
 }  // namespace spkit::io_detail
