@@ -7,7 +7,7 @@
 #include <string>
 #include <string_view>
 
-#include "io/io_util.hpp"
+#include "io/mm_bucketed_route.hpp"
 #include "spkit/error.hpp"
 #include "spkit/formats/csr.hpp"
 #include "spkit/io/matrix_market.hpp"

@@ -12,7 +12,7 @@
 
 #include "formats/bm_blocks.hpp"
 #include "spkit/error.hpp"
-#include "spkit/formats/dia.hpp"  // is_exactly_symmetric
+#include "spkit/formats/csr.hpp"  // is_exactly_symmetric
 #include "spkit/formats/sell.hpp"
 
 namespace spkit {

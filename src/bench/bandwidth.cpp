@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "spkit/error.hpp"
-#include "spkit/formats/format_common.hpp"
+#include "platform/memory.hpp"
 
 namespace spkit {
 

@@ -19,7 +19,7 @@
 
 #include "spkit/bench/bandwidth.hpp"
 #include "spkit/device.hpp"
-#include "spkit/formats/format_common.hpp"
+#include "platform/memory.hpp"
 
 namespace spkit::bench {
 

@@ -18,7 +18,7 @@
 #include "spkit/error.hpp"
 #include "bench/row_failure.hpp"
 #include "median.hpp"
-#include "spkit/formats/format_common.hpp"
+#include "platform/memory.hpp"
 #include "spkit/stats.hpp"
 
 namespace spkit {

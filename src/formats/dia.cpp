@@ -72,37 +72,6 @@ void check_dia_worthwhile(const DiaShape& shape, const DiaOptions& o, std::int64
 }
 
 template <class T>
-bool is_exactly_symmetric(const Csr<T>& a) {
-  if (a.rows != a.cols) return false;
-  const std::int64_t rows = detail::safe_rows(a);
-  bool symmetric = true;
-#pragma omp parallel for schedule(dynamic, 1024) reduction(&& : symmetric)
-  for (std::int64_t i = 0; i < rows; ++i) {
-    if (!symmetric) continue;
-    for (std::int64_t k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k) {
-      const std::int32_t j = a.col_idx[k];
-      if (j <= i) continue;  // each pair is checked from its upper entry (counts below catch the rest)
-      const auto first = a.col_idx.begin() + a.row_ptr[j], last = a.col_idx.begin() + a.row_ptr[j + 1];
-      const auto it = std::lower_bound(first, last, static_cast<std::int32_t>(i));
-      if (it == last || *it != i || !(a.values[static_cast<std::size_t>(it - a.col_idx.begin())] == a.values[k])) {
-        symmetric = false;
-        break;
-      }
-    }
-  }
-  if (!symmetric) return false;
-  // Every upper entry has its mirror; the pattern is symmetric iff the lower triangle has no more.
-  std::int64_t upper = 0, lower = 0;
-#pragma omp parallel for schedule(static) reduction(+ : upper, lower)
-  for (std::int64_t i = 0; i < rows; ++i)
-    for (std::int64_t k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k) {
-      upper += a.col_idx[k] > i;
-      lower += a.col_idx[k] < i;
-    }
-  return upper == lower;
-}
-
-template <class T>
 DiaShape dia_shape(const Csr<T>& csr, const DiaOptions& options) {
   return shape_from(csr, used_diagonals(csr), options);
 }
@@ -180,7 +149,6 @@ Csr<T> dia_to_csr(const Dia<T>& dia) {
 }
 
 #define SPKIT_DIA_INSTANTIATE(T)                                                      \
-  template bool is_exactly_symmetric(const Csr<T>&);                                \
   template DiaShape dia_shape(const Csr<T>&, const DiaOptions&);                     \
   template Dia<T> csr_to_dia(const Csr<T>&, const DiaOptions&, const FormatLimits&); \
   template Csr<T> dia_to_csr(const Dia<T>&);

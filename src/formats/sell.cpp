@@ -3,14 +3,12 @@
 #include "spkit/formats/sell.hpp"
 
 #include <algorithm>
-#include <cmath>
 #include <limits>
 #include <numeric>
 #include <string>
 
 #include "formats/convert_util.hpp"
 #include "spkit/error.hpp"
-#include "spkit/stats.hpp"
 
 namespace spkit {
 
@@ -249,17 +247,6 @@ Csr<T> sell_to_csr(const Sell<T>& sell) {
     }
   }
   return csr;
-}
-
-std::uint64_t sell_spmv_bytes(const MatrixStats& stats, std::size_t value_bytes, SellIndex index) {
-  const auto slots = static_cast<std::uint64_t>(std::llround(static_cast<double>(stats.nnz) * (1.0 + stats.sell_padding_ratio)));
-  const std::uint64_t slots16 =
-      index == SellIndex::delta16 ? static_cast<std::uint64_t>(std::llround(static_cast<double>(slots) * stats.sell_delta16_fraction)) : 0;
-  const auto rows = static_cast<std::uint64_t>(stats.rows);
-  const std::uint64_t slices = (rows + kSellDefaultSliceHeight - 1) / kSellDefaultSliceHeight;
-  const std::uint64_t perm = stats.sell_permuted ? rows * sizeof(std::int32_t) : 0;
-  return slots * value_bytes + slots16 * 2 + (slots - slots16) * 4 + slices * (8 + 4 + 4 + 8) + 8 + perm +
-         (rows + static_cast<std::uint64_t>(stats.cols)) * value_bytes;
 }
 
 template struct Sell<float>;

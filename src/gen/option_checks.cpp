@@ -8,7 +8,7 @@
 #include <string>
 
 #include "spkit/error.hpp"
-#include "spkit/formats/format_common.hpp"
+#include "platform/memory.hpp"
 
 namespace spkit::gen_detail {
 

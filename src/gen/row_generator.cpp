@@ -12,7 +12,7 @@
 
 #include "gen/rng.hpp"
 #include "spkit/error.hpp"
-#include "spkit/formats/format_common.hpp"
+#include "platform/memory.hpp"
 
 namespace spkit::gen_detail {
 

@@ -18,6 +18,7 @@
 #include <optional>
 #include <vector>
 
+#include "platform/huge_pages.hpp"
 #include "spkit/error.hpp"
 
 namespace spkit::io_detail {
@@ -147,25 +148,6 @@ FileBytes inflate_gzip(const std::string& path, const unsigned char* in, std::si
 }
 
 }  // namespace
-
-void advise_huge_pages(void* data, std::size_t bytes) {
-#ifdef MADV_HUGEPAGE
-  const std::uintptr_t huge = std::uintptr_t(2) << 20;
-  const std::uintptr_t b = (reinterpret_cast<std::uintptr_t>(data) + huge - 1) & ~(huge - 1);
-  const std::uintptr_t e = (reinterpret_cast<std::uintptr_t>(data) + bytes) & ~(huge - 1);
-  if (e > b) ::madvise(reinterpret_cast<void*>(b), e - b, MADV_HUGEPAGE);  // a hint: failure is harmless
-#else
-  (void)data;
-  (void)bytes;
-#endif
-}
-
-void touch_pages_parallel(void* data, std::size_t bytes) {
-  auto* p = static_cast<volatile unsigned char*>(data);
-  const std::int64_t pages = static_cast<std::int64_t>(bytes / 4096);
-#pragma omp parallel for schedule(static) if (bytes >= (std::size_t(16) << 20))
-  for (std::int64_t k = 0; k < pages; ++k) p[static_cast<std::size_t>(k) * 4096] = 0;
-}
 
 bool has_gzip_magic(const void* data, std::size_t size) {
   const auto* b = static_cast<const unsigned char*>(data);

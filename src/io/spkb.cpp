@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "io/io_util.hpp"
+#include "platform/huge_pages.hpp"
 #include "spkit/error.hpp"
 
 namespace spkit {
@@ -183,8 +184,8 @@ Csr<double> read_spkb(const std::string& path, MmHeader* header_out) {
     using T = typename std::decay_t<decltype(v)>::value_type;
     const T* src = reinterpret_cast<const T*>(file.data + sec.offset);
     v.reserve(count);
-    io_detail::advise_huge_pages(v.data(), count * sizeof(T));
-    io_detail::touch_pages_parallel(v.data(), count * sizeof(T));
+    advise_huge_pages(v.data(), count * sizeof(T));
+    touch_pages_parallel(v.data(), count * sizeof(T));
     if (!fused) {
       v.assign(src, src + count);
       sum = io_detail::checksum64(v.data(), sec.bytes);

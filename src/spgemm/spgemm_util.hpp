@@ -9,6 +9,7 @@
 #include <string>
 
 #include "formats/convert_util.hpp"
+#include "platform/memory.hpp"
 #include "spkit/error.hpp"
 #include "spgemm/stage_marks.hpp"
 #include "spkit/spgemm.hpp"

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "common/test_matrices.hpp"
+#include "kernels/sell_cost.hpp"
 #include "spkit/error.hpp"
 #include "spkit/formats/sell.hpp"
 #include "spkit/stats.hpp"

@@ -15,7 +15,7 @@
 #include "spkit/bench/spgemm_timing.hpp"
 #include "spkit/device.hpp"
 #include "spkit/error.hpp"
-#include "spkit/formats/format_common.hpp"
+#include "platform/memory.hpp"
 #include "spkit/spgemm.hpp"
 
 namespace spkit::test {

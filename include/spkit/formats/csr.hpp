@@ -42,4 +42,8 @@ Csr<To> csr_cast(const Csr<From>& csr);
 template <class T>
 void check_csr(const Csr<T>& csr);
 
+// a_ij == a_ji bit-for-bit for every stored entry (and the pattern symmetric); false when not square.
+template <class T>
+bool is_exactly_symmetric(const Csr<T>& csr);
+
 }  // namespace spkit

@@ -64,10 +64,6 @@ DiaShape dia_shape(const Csr<T>& csr, const DiaOptions& options);
 // Throws NotApplicable (naming the bytes) when `shape` exceeds options.max_bytes_ratio x CSR.
 void check_dia_worthwhile(const DiaShape& shape, const DiaOptions& options, std::int64_t rows);
 
-// a_ij == a_ji bit-for-bit for every stored entry (and the pattern symmetric); false when not square.
-template <class T>
-bool is_exactly_symmetric(const Csr<T>& csr);
-
 // CSR -> DIA. Throws NotApplicable when options.symmetric and the matrix is not exactly symmetric, or
 // when the diagonals would exceed max_bytes_ratio x CSR; TooLarge over the memory budget. Duplicate
 // entries are summed.

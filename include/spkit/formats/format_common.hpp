@@ -1,6 +1,5 @@
 #pragma once
 #include <cstdint>
-#include <string_view>
 
 namespace spkit {
 
@@ -14,13 +13,7 @@ struct FormatLimits {
   std::uint64_t memory_budget_bytes = 0;  // 0: the memory available on this machine now
 };
 
-// MemAvailable from /proc/meminfo (else sysconf's available, else total physical pages).
-std::uint64_t available_memory_bytes();
-// MemTotal from /proc/meminfo (else sysconf's physical pages).
-std::uint64_t total_memory_bytes();
-// The bytes of one "Key:  value [kB]" line of /proc/meminfo text; 0 when the key is missing or malformed.
-std::uint64_t meminfo_bytes(std::string_view meminfo, std::string_view key);
-// Resolves 0 to available_memory_bytes().
+// Resolves 0 to the memory available on this machine now (/proc/meminfo's MemAvailable).
 std::uint64_t effective_budget(const FormatLimits& limits);
 
 }  // namespace spkit

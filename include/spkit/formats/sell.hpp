@@ -83,9 +83,4 @@ struct SellShape {
 template <class T>
 SellShape sell_shape(const Csr<T>& csr, int slice_height = kSellDefaultSliceHeight, int sigma = kSellDefaultSigma);
 
-struct MatrixStats;  // spkit/stats.hpp
-// Bytes one SELL-C-sigma product moves (format arrays at the default C and sigma, x, y), from
-// MatrixStats::sell_padding_ratio and sell_delta16_fraction; value_bytes = sizeof(T).
-std::uint64_t sell_spmv_bytes(const MatrixStats& stats, std::size_t value_bytes, SellIndex index);
-
 }  // namespace spkit

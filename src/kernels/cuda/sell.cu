@@ -8,6 +8,7 @@
 #include <string>
 
 #include "kernels/cuda/cuda_common.cuh"
+#include "kernels/sell_cost.hpp"
 #include "spkit/formats/sell.hpp"
 #include "spkit/kernel.hpp"
 #include "spkit/stats.hpp"

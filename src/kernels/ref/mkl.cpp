@@ -25,7 +25,7 @@
 #include <vector>
 
 #include "spkit/error.hpp"
-#include "spkit/formats/dia.hpp"  // is_exactly_symmetric
+#include "spkit/formats/csr.hpp"  // is_exactly_symmetric
 #include "spkit/kernel.hpp"
 
 namespace spkit {

@@ -1,7 +1,7 @@
 // The /proc/meminfo figures that memory budgets (generators, conversions, SpGEMM) are checked against.
 #include <gtest/gtest.h>
 
-#include "spkit/formats/format_common.hpp"
+#include "platform/memory.hpp"
 
 namespace spkit::test {
 namespace {
