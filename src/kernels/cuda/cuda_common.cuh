@@ -1,7 +1,6 @@
 #pragma once
 // Shared machinery of the CUDA kernels: error checks that become spkit::DeviceError, RAII device
-// buffers, device properties read once, launch-configuration helpers and the CudaSpmvPlan base that
-// implements SpmvPlan::time() with CUDA events.
+// buffers, device properties read once, launch-configuration helpers and the CudaSpmvPlan base.
 #include <cuda_runtime.h>
 #include <cusparse.h>
 
@@ -145,9 +144,6 @@ class CudaSpmvPlan : public SpmvPlan<T> {
   // below accepts only alpha = 1, beta = 0. Converted kernels override run(alpha, x, beta, y, stream).
   virtual void run(const T* x, T* y);
   void run(T alpha, const T* x, T beta, T* y, Stream stream) override;
-  // Uploads x once, runs warmup products, times each rep with CUDA events (optionally evicting L2
-  // between reps, untimed), downloads y. Returns each rep's milliseconds.
-  std::vector<double> time(const T* x, T* y, const TimingOptions& opts) override;
 
   std::int64_t rows() const { return rows_; }
   std::int64_t cols() const { return cols_; }
@@ -171,14 +167,10 @@ class CudaSpmvPlan : public SpmvPlan<T> {
 
  private:
   const DeviceProps* props_ = nullptr;
-  DeviceBuffer<unsigned char> flush_buffer_;  // 2x L2, allocated on the first flushing time()
 };
 
 // The cudaStream_t behind spkit's opaque Stream handle.
 inline cudaStream_t cuda_stream(Stream s) { return static_cast<cudaStream_t>(s.handle); }
-
-// Evicts L2 by writing a buffer twice its size (untimed, on the legacy stream).
-void flush_l2(DeviceBuffer<unsigned char>& buffer, const DeviceProps& p);
 
 // Checked upload helpers.
 template <class T>

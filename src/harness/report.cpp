@@ -1,5 +1,5 @@
 // Running the Python side of the bench: scripts/report.py and the fast_matrix_market timing.
-#include "spkit/bench/report.hpp"
+#include "spkit/harness/report.hpp"
 
 #include <sys/wait.h>
 #include <unistd.h>
@@ -9,7 +9,7 @@
 #include <filesystem>
 #include <string>
 
-namespace spkit::bench {
+namespace spkit::harness {
 
 namespace fs = std::filesystem;
 
@@ -96,4 +96,4 @@ double time_fast_matrix_market(const std::string& path, int reps) {
   }
 }
 
-}  // namespace spkit::bench
+}  // namespace spkit::harness

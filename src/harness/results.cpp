@@ -1,5 +1,5 @@
 // results.json / results.csv: writing, reading and comparing benchmark results.
-#include "spkit/bench/results.hpp"
+#include "spkit/harness/results.hpp"
 
 #include <unistd.h>
 
@@ -16,7 +16,7 @@
 
 #include "spkit/error.hpp"
 
-namespace spkit::bench {
+namespace spkit::harness {
 
 using nlohmann::json;
 namespace fs = std::filesystem;
@@ -45,6 +45,36 @@ bool get_bool(const json& j, const char* key) {
   return it != j.end() && it->is_boolean() && it->get<bool>();
 }
 
+// The bandwidth sweep that decided llc_bytes (null when none ran): its points and its decision.
+json cache_sweep_json(const CacheSweep& c) {
+  if (!c.measured()) return json(nullptr);
+  json points = json::array();
+  for (const auto& p : c.points) points.push_back({{"working_set_bytes", p.working_set_bytes}, {"gbs", num(p.gbs)}});
+  return json{{"method", "copy b = a, best repetition, working set = both arrays"},
+              {"threads", c.threads},
+              {"points", points},
+              {"plateau_gbs", num(c.plateau_gbs)},
+              {"tolerance", num(c.tolerance)},
+              {"out_of_cache_bytes", c.out_of_cache_bytes},
+              {"flattened", c.flattened},
+              {"seconds", num(c.seconds)},
+              {"summary", c.summary()}};
+}
+CacheSweep cache_sweep_from(const json& j) {
+  CacheSweep c;
+  if (!j.is_object()) return c;
+  if (j.contains("points") && j["points"].is_array())
+    for (const auto& p : j["points"])
+      c.points.push_back({static_cast<std::uint64_t>(get_int(p, "working_set_bytes")), get_num(p, "gbs")});
+  c.threads = static_cast<int>(get_int(j, "threads"));
+  c.plateau_gbs = get_num(j, "plateau_gbs");
+  c.tolerance = get_num(j, "tolerance");
+  c.out_of_cache_bytes = static_cast<std::uint64_t>(get_int(j, "out_of_cache_bytes"));
+  c.flattened = get_bool(j, "flattened");
+  c.seconds = get_num(j, "seconds");
+  return c;
+}
+
 json machine_json(const MachineInfo& m) {
   return json{{"cpu_model", m.cpu_model},       {"logical_cpus", m.logical_cpus},
               {"physical_cores", m.physical_cores}, {"memory_bytes", m.memory_bytes},
@@ -54,7 +84,7 @@ json machine_json(const MachineInfo& m) {
               {"cpu_triad_gbs", num(m.cpu_triad_gbs)}, {"gpu_read_gbs", num(m.gpu_read_gbs)},
               {"gpu_copy_gbs", num(m.gpu_copy_gbs)},   {"gpu_triad_gbs", num(m.gpu_triad_gbs)},
               {"llc_bytes", m.llc_bytes},       {"llc_source", m.llc_source},
-              {"gpu_l2_bytes", m.gpu_l2_bytes}};
+              {"gpu_l2_bytes", m.gpu_l2_bytes}, {"cache_sweep", cache_sweep_json(m.cache_sweep)}};
 }
 MachineInfo machine_from(const json& j) {
   MachineInfo m;
@@ -75,6 +105,7 @@ MachineInfo machine_from(const json& j) {
   m.llc_bytes = static_cast<std::uint64_t>(get_int(j, "llc_bytes"));
   m.llc_source = get_str(j, "llc_source");
   m.gpu_l2_bytes = static_cast<std::uint64_t>(get_int(j, "gpu_l2_bytes"));
+  if (j.contains("cache_sweep")) m.cache_sweep = cache_sweep_from(j["cache_sweep"]);
   return m;
 }
 
@@ -508,4 +539,4 @@ std::string compare_to_json(const CompareReport& c) {
   return j.dump(1) + "\n";
 }
 
-}  // namespace spkit::bench
+}  // namespace spkit::harness

@@ -9,12 +9,12 @@
 #include <string>
 #include <vector>
 
-#include "spkit/bench/runner.hpp"  // DeviceSelect
+#include "spkit/harness/runner.hpp"  // DeviceSelect
 #include "spkit/formats/csr.hpp"
 #include "spkit/kernel.hpp"
 #include "spkit/spgemm.hpp"
 
-namespace spkit {
+namespace spkit::harness {
 
 struct SpgemmRunOptions {
   std::string kernels = "all";  // comma-separated globs over spgemm_registry() names
@@ -77,4 +77,4 @@ struct SpgemmBenchEntry {
 void write_spgemm_bench(const std::string& dir, const std::vector<SpgemmBenchEntry>& entries,
                         std::int64_t max_products, bool keep_existing);
 
-}  // namespace spkit
+}  // namespace spkit::harness

@@ -9,14 +9,16 @@
 #include <set>
 
 #include "common/test_matrices.hpp"
-#include "spkit/bench/bandwidth.hpp"
-#include "spkit/bench/runner.hpp"
+#include "spkit/harness/bandwidth.hpp"
+#include "spkit/harness/runner.hpp"
 #include "spkit/device.hpp"
 #include "spkit/error.hpp"
 #include "spkit/validate.hpp"
 
 namespace spkit::test {
 namespace {
+
+using namespace spkit::harness;
 
 template <class T>
 class GoodSerial final : public CpuSpmvPlan<T> {

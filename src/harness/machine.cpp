@@ -1,11 +1,12 @@
 // The machine a benchmark ran on: /proc and uname for the CPU, device.hpp for the GPU, and the
 // measured bandwidths the report's roofline uses.
-#include "spkit/bench/machine.hpp"
+#include "spkit/harness/machine.hpp"
 
 #include <sys/utsname.h>
 #include <unistd.h>
 
 #include <cstdio>
+#include <algorithm>
 #include <cstdlib>
 #include <fstream>
 #include <map>
@@ -17,11 +18,11 @@
 
 #include <omp.h>
 
-#include "spkit/bench/bandwidth.hpp"
+#include "spkit/harness/bandwidth.hpp"
 #include "spkit/device.hpp"
 #include "spkit/formats/format_common.hpp"
 
-namespace spkit::bench {
+namespace spkit::harness {
 
 namespace {
 
@@ -111,6 +112,15 @@ void read_llc(MachineInfo& m) {
   m.llc_source = source;
 }
 
+void use_cache_sweep(MachineInfo& m, const CacheSweep& sweep) {
+  if (!sweep.measured()) return;
+  m.cache_sweep = sweep;
+  m.llc_bytes = sweep.effective_cache_bytes();
+  const std::size_t used = m.llc_source.find("; used:");
+  if (used != std::string::npos) m.llc_source.erase(used);
+  m.llc_source += "; used: " + mib(m.llc_bytes) + " (a quarter of where the " + sweep.summary() + ")";
+}
+
 MachineInfo collect_machine_info(bool measure_bandwidth, int threads, std::uint64_t array_bytes) {
   MachineInfo m;
   read_cpuinfo(m);
@@ -132,9 +142,19 @@ MachineInfo collect_machine_info(bool measure_bandwidth, int threads, std::uint6
   }
   if (measure_bandwidth) {
     try {
+      CacheSweepOptions so;
+      so.threads = threads;
+      use_cache_sweep(m, measure_cache_sweep(so));
+    } catch (const std::exception&) {
+    }
+    try {
       CpuBandwidthOptions o;
       o.threads = threads;
       o.array_bytes = array_bytes;
+      // Arrays past where the sweep saw memory (three of them: the triad's working set is larger still)
+      // rather than 4x a cache size the OS may misreport.
+      if (array_bytes == 0 && m.cache_sweep.measured())
+        o.array_bytes = std::max<std::uint64_t>(m.cache_sweep.out_of_cache_bytes, std::uint64_t(128) << 20);
       CpuBandwidth b = measure_cpu_bandwidth(o);
       // STREAM's convention (best repetition): the ceiling the roofline draws.
       m.cpu_read_gbs = b.read.best_gbs;
@@ -155,4 +175,4 @@ MachineInfo collect_machine_info(bool measure_bandwidth, int threads, std::uint6
   return m;
 }
 
-}  // namespace spkit::bench
+}  // namespace spkit::harness

@@ -1,5 +1,5 @@
 // The benchmark suite: generated matrices per family and size class, matrix files, kernel cells.
-#include "spkit/bench/suite.hpp"
+#include "spkit/harness/suite.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -11,8 +11,9 @@
 #include "spkit/error.hpp"
 #include "spkit/io/matrix_market.hpp"
 #include "spkit/io/spkb.hpp"
+#include "tuning.hpp"
 
-namespace spkit::bench {
+namespace spkit::harness {
 
 namespace fs = std::filesystem;
 
@@ -211,9 +212,16 @@ LoadedMatrix load_suite_matrix(const SuiteMatrix& m, bool measure_parse) {
 std::vector<int> default_thread_sweep(int cores) {
   cores = std::max(cores, 1);
   std::vector<int> t;
-  for (int k = 1; k < 2 * cores; k *= 2) t.push_back(k);
-  t.push_back(2 * cores);
+  for (int k = 1; k < cores; k *= 2) t.push_back(k);
+  t.push_back(cores);
   return t;
+}
+
+DeviceSelect parse_device_select(const std::string& text) {
+  if (text == "cpu") return DeviceSelect::cpu;
+  if (text == "gpu" || text == "cuda") return DeviceSelect::gpu;
+  if (text == "all") return DeviceSelect::all;
+  throw Error("unknown device '" + text + "' (use cpu, gpu or all)");
 }
 
 std::vector<const KernelInfo*> select_kernels(const std::string& patterns, DeviceSelect device, bool gpu_available) {
@@ -231,16 +239,16 @@ std::string degenerate_format_reason(const KernelInfo& k, const MatrixStats& s) 
   char buf[200];
   auto padded = [&](const char* name, const MatrixStats::Bytes& b) -> std::string {
     const double ratio = static_cast<double>(b.f64) / static_cast<double>(std::max<std::uint64_t>(1, s.bytes_csr.f64));
-    if (ratio <= kMaxPaddedBytesRatio) return {};
+    if (ratio <= tuning::kMaxPaddedBytesRatio) return {};
     std::snprintf(buf, sizeof buf, "not timed: %s would move %.1fx the bytes of CSR (padding; limit %.0fx), "
-                  "--all-cells times it", name, ratio, kMaxPaddedBytesRatio);
+                  "--all-cells times it", name, ratio, tuning::kMaxPaddedBytesRatio);
     return buf;
   };
   if (k.format == Format::ell) return padded("ELL", s.bytes_ell);
   if (k.format == Format::hll) return padded("HLL", s.bytes_hll);
-  if (k.format == Format::bmsparse && s.bm_nnz_per_block < kMinBmNnzPerBlock) {
+  if (k.format == Format::bmsparse && s.bm_nnz_per_block < tuning::kMinBmNnzPerBlock) {
     std::snprintf(buf, sizeof buf, "not timed: bmSparse blocks hold %.2f non-zeros on average (limit %.1f), "
-                  "--all-cells times it", s.bm_nnz_per_block, kMinBmNnzPerBlock);
+                  "--all-cells times it", s.bm_nnz_per_block, tuning::kMinBmNnzPerBlock);
     return buf;
   }
   return {};
@@ -258,4 +266,4 @@ std::vector<Cell> cells_of(const KernelInfo& k, const std::vector<Precision>& pr
   return out;
 }
 
-}  // namespace spkit::bench
+}  // namespace spkit::harness

@@ -13,15 +13,15 @@
 #include <sstream>
 #include <string>
 
-#include "spkit/bench/results.hpp"
-#include "spkit/bench/suite.hpp"
+#include "spkit/harness/results.hpp"
+#include "spkit/harness/suite.hpp"
 #include "spkit/error.hpp"
 #include "spkit/gen.hpp"
 #include "spkit/stats.hpp"
 
 namespace fs = std::filesystem;
 using namespace spkit;
-using namespace spkit::bench;
+using namespace spkit::harness;
 
 namespace {
 
@@ -189,11 +189,12 @@ TEST(BenchSuite, SizesGrow) {
 }
 
 TEST(BenchSuite, ThreadSweepGoesToTwiceTheCores) {
-  EXPECT_EQ(default_thread_sweep(1), (std::vector<int>{1, 2}));
-  EXPECT_EQ(default_thread_sweep(2), (std::vector<int>{1, 2, 4}));
-  EXPECT_EQ(default_thread_sweep(3), (std::vector<int>{1, 2, 4, 6}));
-  EXPECT_EQ(default_thread_sweep(8), (std::vector<int>{1, 2, 4, 8, 16}));
-  EXPECT_EQ(default_thread_sweep(0), (std::vector<int>{1, 2}));
+  EXPECT_EQ(default_thread_sweep(1), (std::vector<int>{1}));
+  EXPECT_EQ(default_thread_sweep(2), (std::vector<int>{1, 2}));
+  EXPECT_EQ(default_thread_sweep(3), (std::vector<int>{1, 2, 3}));
+  EXPECT_EQ(default_thread_sweep(8), (std::vector<int>{1, 2, 4, 8}));
+  EXPECT_EQ(default_thread_sweep(12), (std::vector<int>{1, 2, 4, 8, 12}));
+  EXPECT_EQ(default_thread_sweep(0), (std::vector<int>{1}));
 }
 
 TEST(BenchSuite, MatrixFilesFromFoldersAndFiles) {

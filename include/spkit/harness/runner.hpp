@@ -8,11 +8,11 @@
 #include <vector>
 
 #include "spkit/formats/csr.hpp"
+#include "spkit/harness/device_select.hpp"
+#include "spkit/harness/timing.hpp"
 #include "spkit/kernel.hpp"
 
-namespace spkit {
-
-enum class DeviceSelect { cpu, gpu, all };
+namespace spkit::harness {
 
 struct SpmvRunOptions {
   std::string kernels = "all";  // comma-separated globs over registry names
@@ -78,4 +78,4 @@ std::vector<SpmvResult> run_spmv(const Registry& reg, const Csr<double>& a, cons
 // Random x in [-1, 1) as run_spmv draws it from a seed (for reproducing a run).
 std::vector<double> random_x(std::int64_t n, std::uint64_t seed);
 
-}  // namespace spkit
+}  // namespace spkit::harness

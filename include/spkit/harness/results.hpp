@@ -10,11 +10,11 @@
 #include <utility>
 #include <vector>
 
-#include "spkit/bench/machine.hpp"
-#include "spkit/bench/runner.hpp"
+#include "spkit/harness/machine.hpp"
+#include "spkit/harness/runner.hpp"
 #include "spkit/stats.hpp"
 
-namespace spkit::bench {
+namespace spkit::harness {
 
 // One matrix of the run: where it came from, its statistics, and (files only) how fast it parses.
 struct MatrixRecord {
@@ -104,4 +104,4 @@ struct CompareReport {
 CompareReport compare_results(const BenchResults& old_results, const BenchResults& new_results, double threshold);
 std::string compare_to_json(const CompareReport& c);
 
-}  // namespace spkit::bench
+}  // namespace spkit::harness

@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-namespace spkit::bench {
+namespace spkit::harness {
 
 // The first existing file of `candidates` (after $SPKIT_REPORT_SCRIPT), or "" when none exists.
 std::string find_report_script(const std::vector<std::string>& candidates);
@@ -19,4 +19,4 @@ double time_fast_matrix_market(const std::string& path, int reps = 3);
 // Runs argv (argv[0] looked up in PATH), returns the exit status and fills `out` with its stdout.
 int run_capture(const std::vector<std::string>& argv, std::string* out);
 
-}  // namespace spkit::bench
+}  // namespace spkit::harness

@@ -1,6 +1,6 @@
 // run_spgemm: the one place where SpGEMM kernels are run, timed and validated for `spkit spgemm` and
 // `spkit bench`, as run_spmv is for SpMV.
-#include "spkit/bench/spgemm_runner.hpp"
+#include "spkit/harness/spgemm_runner.hpp"
 
 #include <omp.h>
 
@@ -13,18 +13,18 @@
 #include <set>
 #include <sstream>
 
-#include "spkit/bench/results.hpp"
+#include "spkit/harness/results.hpp"
 #include "spkit/device.hpp"
 #include "spkit/error.hpp"
-#include "bench/row_failure.hpp"
+#include "harness/row_failure.hpp"
 #include "median.hpp"
 #include "spkit/formats/format_common.hpp"
 #include "spkit/stats.hpp"
 
-namespace spkit {
+namespace spkit::harness {
 namespace {
 
-using bench_detail::join_note;
+using harness_detail::join_note;
 
 
 constexpr int kMinGpuReps = 10;
@@ -67,7 +67,7 @@ SpgemmRow run_one(const SpgemmKernelInfo& k, const Csr<T>& a, const Csr<T>& b, s
     res = k.fn<T>()(a, b, run);
   } catch (...) {
     auto failure =
-        bench_detail::current_row_failure("run", "out of memory (the allocation size was not known in advance)");
+        harness_detail::current_row_failure("run", "out of memory (the allocation size was not known in advance)");
     r.status = std::move(failure.status), r.note = std::move(failure.note);
     return r;
   }
@@ -330,8 +330,8 @@ void write_spgemm_bench(const std::string& dir, const std::vector<SpgemmBenchEnt
   }
   const nlohmann::json doc = {{"schema", "spkit-spgemm/1"}, {"max_products", max_products}, {"entries", list}};
   fs::create_directories(dir);
-  bench::write_file_atomic(json_path, doc.dump(2));
-  bench::write_file_atomic((fs::path(dir) / "spgemm.csv").string(), csv);
+  harness::write_file_atomic(json_path, doc.dump(2));
+  harness::write_file_atomic((fs::path(dir) / "spgemm.csv").string(), csv);
 }
 
-}  // namespace spkit
+}  // namespace spkit::harness

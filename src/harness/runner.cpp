@@ -1,7 +1,7 @@
 // run_spmv: the one place where kernels are planned, timed and validated for `spkit spmv` and
 // `spkit bench`. Each cell (kernel x precision x threads) is independent: a kernel that does not
 // apply is reported "skipped", one that gives a wrong y is reported "FAILED"; neither stops the run.
-#include "spkit/bench/runner.hpp"
+#include "spkit/harness/runner.hpp"
 
 #include <omp.h>
 
@@ -16,13 +16,13 @@
 
 #include "spkit/device.hpp"
 #include "spkit/error.hpp"
-#include "bench/row_failure.hpp"
+#include "harness/row_failure.hpp"
 #include "median.hpp"
 #include "spkit/plan.hpp"
 #include "spkit/stats.hpp"
 #include "spkit/validate.hpp"
 
-namespace spkit {
+namespace spkit::harness {
 
 std::uint64_t csr_effective_bytes(const Csr<double>& a, Precision p) {
   const std::uint64_t value = p == Precision::f32 ? 4 : 8;
@@ -48,7 +48,7 @@ std::vector<double> random_x(std::int64_t n, std::uint64_t seed) {
 
 namespace {
 
-using bench_detail::join_note;
+using harness_detail::join_note;
 
 
 constexpr int kMinGpuReps = 30;
@@ -142,7 +142,7 @@ SpmvResult run_cell(const Csr<double>& a, const Csr<T>& a_t, const std::vector<T
   try {
     plan = make_plan();
   } catch (...) {
-    auto failure = bench_detail::current_row_failure("plan", "out of memory while planning");
+    auto failure = harness_detail::current_row_failure("plan", "out of memory while planning");
     r.status = std::move(failure.status), r.note = std::move(failure.note);
     return r;
   }
@@ -170,7 +170,7 @@ SpmvResult run_cell(const Csr<double>& a, const Csr<T>& a_t, const std::vector<T
   if (k.backend == Backend::cuda) timing.reps = std::max(timing.reps, kMinGpuReps);
   std::vector<double> ms;
   try {
-    ms = plan->time(x_t.data(), y.data(), timing);
+    ms = time_spmv(*plan, a.rows, a.cols, x_t.data(), y.data(), timing);
   } catch (const std::exception& e) {
     r.status = "FAILED", r.note = join_note(r.note, std::string("run failed: ") + e.what());
     return r;
@@ -403,4 +403,4 @@ std::vector<SpmvResult> run_spmv(const Registry& reg, const Csr<double>& a, cons
   return rows;
 }
 
-}  // namespace spkit
+}  // namespace spkit::harness

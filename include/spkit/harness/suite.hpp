@@ -5,16 +5,17 @@
 #include <string>
 #include <vector>
 
-#include "spkit/bench/runner.hpp"
+#include "spkit/harness/runner.hpp"
 #include "spkit/gen.hpp"
 #include "spkit/kernel.hpp"
 #include "spkit/stats.hpp"
 
-namespace spkit::bench {
+namespace spkit::harness {
 
 // tiny is for tests (seconds); small, medium, large: every family at one size. standard ("default",
-// what `spkit bench` runs): the headline families sized past the last-level cache (working set >= 4x
-// LLC in both precisions: headline_nnz), every other family at small (often in cache, and marked so).
+// what `spkit bench` runs): the headline families sized past the cache (working set >= 4x the cache
+// used in both precisions: headline_nnz; the bench measures that size, see cache_sweep.hpp), every
+// other family at standard's own size (often in cache, and marked so).
 enum class SuiteSize { tiny, small, medium, large, standard };
 SuiteSize parse_suite_size(const std::string& name);  // throws spkit::Error naming the valid sizes
 std::string to_string(SuiteSize s);
@@ -60,7 +61,8 @@ LoadedMatrix load_suite_matrix(const SuiteMatrix& m, bool measure_parse);
 // Uncompressed size of a Matrix Market file: its size, or for gzip the size its trailer records.
 std::uint64_t matrix_text_bytes(const std::string& path);
 
-// Default thread sweep: 1, 2, 4, ... below 2 x cores, then 2 x cores (1,2,4 on 2 cores).
+// Default thread sweep: 1, 2, 4, ... below the logical CPUs, then all of them (1,2 on 2 CPUs). Not past
+// them: oversubscribed cells only measure the scheduler, and on a small box they doubled the run.
 std::vector<int> default_thread_sweep(int cores);
 
 // One cell of the benchmark table on one matrix.
@@ -77,15 +79,13 @@ struct Cell {
 // kernels only when `gpu_available`.
 std::vector<const KernelInfo*> select_kernels(const std::string& patterns, DeviceSelect device, bool gpu_available);
 // Why timing kernel `k` on a matrix with statistics `s` is pointless, or "" when it is not: its format
-// degenerates there (ELL or HLL storing over kMaxPaddedBytesRatio x the bytes of CSR in padding,
-// bmSparse blocks holding under kMinBmNnzPerBlock non-zeros on average). On an R-MAT graph such
+// degenerates there (ELL or HLL storing over tuning::kMaxPaddedBytesRatio x the bytes of CSR in padding,
+// bmSparse blocks holding under tuning::kMinBmNnzPerBlock non-zeros on average). On an R-MAT graph such
 // cells take minutes each and say nothing new; spkit bench skips them (reported, with this reason)
 // unless --all-cells. Comparison kernels are never skipped.
-constexpr double kMaxPaddedBytesRatio = 4.0;
-constexpr double kMinBmNnzPerBlock = 1.5;
 std::string degenerate_format_reason(const KernelInfo& k, const MatrixStats& s);
 
 // The cells of one kernel: precisions x (threads when parallel, else {1}).
 std::vector<Cell> cells_of(const KernelInfo& k, const std::vector<Precision>& precisions, const std::vector<int>& threads);
 
-}  // namespace spkit::bench
+}  // namespace spkit::harness

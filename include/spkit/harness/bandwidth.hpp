@@ -4,7 +4,7 @@
 // traffic): copy b = a moves 16 B per element, triad a = b + s c 24 B, the read-only sum 8 B.
 #include <cstdint>
 
-namespace spkit {
+namespace spkit::harness {
 
 struct CpuBandwidthOptions {
   std::uint64_t array_bytes = 0;  // bytes per array; 0: max(4 x LLC, 1 GiB), capped at 1/8 of free memory
@@ -31,4 +31,4 @@ std::uint64_t last_level_cache_bytes();
 // them (static schedule), and reports each kernel's bandwidth. Throws spkit::Error on bad options.
 CpuBandwidth measure_cpu_bandwidth(const CpuBandwidthOptions& opts = {});
 
-}  // namespace spkit
+}  // namespace spkit::harness

@@ -8,7 +8,7 @@
 
 #include "spkit/error.hpp"
 
-namespace spkit::bench_detail {
+namespace spkit::harness_detail {
 
 // A row's note with another part after it ("a; b"), either may be empty.
 inline std::string join_note(const std::string& a, const std::string& b) {
@@ -39,4 +39,4 @@ inline RowFailure current_row_failure(const char* what_failed, const char* oom_n
   }
 }
 
-}  // namespace spkit::bench_detail
+}  // namespace spkit::harness_detail

@@ -1,14 +1,13 @@
-// The SpGEMM section of `spkit bench`: see bench_spgemm.hpp.
-#include "bench_spgemm.hpp"
+// The SpGEMM section of the bench suite: see bench_spgemm.hpp.
+#include "spkit/harness/bench_spgemm.hpp"
 
 #include <cstdio>
 
-#include <fmt/format.h>
-
 #include "spkit/error.hpp"
 #include "spkit/formats/bmsparse.hpp"
+#include "tuning.hpp"
 
-namespace spkit::cli {
+namespace spkit::harness {
 
 namespace {
 
@@ -23,7 +22,17 @@ std::int64_t bmsparse_tasks(const Csr<double>& a) {
   return tasks;
 }
 
+// printf into a std::string (the harness prints nothing itself and links no formatting library).
+template <class... Args>
+std::string format_line(const char* format, Args... args) {
+  char buf[512];
+  std::snprintf(buf, sizeof buf, format, args...);
+  return buf;
+}
+
 }  // namespace
+
+std::int64_t default_spgemm_max_products() { return tuning::kSpgemmBenchMaxProducts; }
 
 SpgemmBenchEntry bench_spgemm_matrix(const std::string& name, const Csr<double>& a, const SpgemmBenchOptions& opts,
                                      const std::function<void(const std::string&)>& log) {
@@ -36,9 +45,9 @@ SpgemmBenchEntry bench_spgemm_matrix(const std::string& name, const Csr<double>&
   }
   e.products = spgemm_intermediate_products(a, a);
   if (e.products > opts.max_products) {
-    e.skipped = fmt::format("A A has {} intermediate products, over the budget of {} (--spgemm-max-products)",
-                            e.products, opts.max_products);
-    log(fmt::format("  spgemm {}: skipped, {}", name, e.skipped));
+    e.skipped = format_line("A A has %lld intermediate products, over the budget of %lld (--spgemm-max-products)",
+                            static_cast<long long>(e.products), static_cast<long long>(opts.max_products));
+    log("  spgemm " + name + ": skipped, " + e.skipped);
     return e;
   }
   // bmSparse on the CPU multiplies whole 8x8 blocks: where a block product holds less than one true
@@ -48,8 +57,8 @@ SpgemmBenchEntry bench_spgemm_matrix(const std::string& name, const Csr<double>&
   SpgemmRunOptions o;
   o.skip_reason = [&](const SpgemmKernelInfo& k) -> std::string {
     if (k.backend == Backend::cpu && k.format == Format::bmsparse && tasks > e.products)
-      return fmt::format("bench: {} block products for {} scalar products (< 1 per 8x8 block product); "
-                         "run spkit spgemm to measure it", tasks, e.products);
+      return format_line("bench: %lld block products for %lld scalar products (< 1 per 8x8 block product); "
+                         "run spkit spgemm to measure it", static_cast<long long>(tasks), static_cast<long long>(e.products));
     return "";
   };
   o.kernels = opts.variants;
@@ -59,39 +68,16 @@ SpgemmBenchEntry bench_spgemm_matrix(const std::string& name, const Csr<double>&
   o.run.reps = opts.reps;
   o.run.warmup = opts.warmup;
   o.on_kernel = [&](const SpgemmKernelInfo& k, Precision p, std::size_t index, std::size_t total) {
-    log(fmt::format("  spgemm {}: {:.1f}M products, [{}/{}] {} {}", name, static_cast<double>(e.products) / 1e6,
-                    index + 1, total, k.name, to_string(p)));
+    log(format_line("  spgemm %s: %.1fM products, [%zu/%zu] %s %s", name.c_str(), static_cast<double>(e.products) / 1e6,
+                    index + 1, total, k.name.c_str(), std::string(to_string(p)).c_str()));
   };
   try {
     e.results = run_spgemm(a, a, o);
   } catch (const Error& err) {
     e.skipped = err.what();
-    log(fmt::format("  spgemm {}: {}", name, err.what()));
+    log("  spgemm " + name + ": " + err.what());
   }
   return e;
 }
 
-void print_spgemm_summary(const std::vector<SpgemmBenchEntry>& entries) {
-  if (entries.empty()) return;
-  std::printf("\nSpGEMM C = A A (total ms, GFLOPS = 2 x products / total; vs MKL = MKL's time / this one's)\n");
-  std::printf("%-14s %-6s %-26s %10s %8s %8s %10s %-7s\n", "matrix", "prec", "kernel", "total_ms", "GFLOPS", "vs_mkl",
-              "C nnz", "status");
-  for (const auto& e : entries) {
-    if (!e.skipped.empty()) {
-      std::printf("%-14s %-6s %-26s %s\n", e.matrix.c_str(), "-", "-", ("skipped: " + e.skipped).c_str());
-      continue;
-    }
-    for (const auto& r : e.results) {
-      if (r.status == "ok")
-        std::printf("%-14s %-6s %-26s %10.3f %8.3f %8s %10lld %-7s\n", e.matrix.c_str(), r.precision.c_str(),
-                    r.kernel.c_str(), r.total_ms, r.gflops, r.vs_mkl > 0 ? fmt::format("{:.2f}x", r.vs_mkl).c_str() : "-",
-                    static_cast<long long>(r.out_nnz), "ok");
-      else
-        std::printf("%-14s %-6s %-26s %10s %8s %8s %10s %-7s %s\n", e.matrix.c_str(), r.precision.c_str(),
-                    r.kernel.c_str(), "-", "-", "-", "-", r.status.c_str(), r.note.c_str());
-    }
-  }
-  std::fflush(stdout);
-}
-
-}  // namespace spkit::cli
+}  // namespace spkit::harness

@@ -1,4 +1,4 @@
-#include "spkit/bench/bandwidth.hpp"
+#include "spkit/harness/bandwidth.hpp"
 
 #include <omp.h>
 #include <unistd.h>
@@ -13,7 +13,7 @@
 #include "spkit/error.hpp"
 #include "spkit/formats/format_common.hpp"
 
-namespace spkit {
+namespace spkit::harness {
 
 namespace {
 
@@ -126,4 +126,4 @@ CpuBandwidth measure_cpu_bandwidth(const CpuBandwidthOptions& opts) {
   return out;
 }
 
-}  // namespace spkit
+}  // namespace spkit::harness
