@@ -98,18 +98,21 @@ int suite_reps(int reps, bool fixed, double nnz) {
   return std::clamp(scaled, std::min(tuning::kMinSuiteReps, reps), reps);
 }
 
-std::vector<std::string> absent_backends(const std::string& kernel_patterns, DeviceSelect device) {
+std::vector<std::string> absent_backends(const std::string& kernel_patterns, DeviceSelect device,
+                                         const std::string& spgemm_patterns) {
   std::vector<std::string> out;
   if (device != DeviceSelect::cpu && gpu_count() == 0) {
     std::size_t spmv = 0, spgemm = 0;
     for (const KernelInfo* k : registry().match(kernel_patterns.empty() ? "all" : kernel_patterns))
       spmv += k->backend == Backend::cuda;
-    for (const SpgemmKernelInfo& k : spgemm_registry().all()) spgemm += k.backend == Backend::cuda;
-    if (cuda_compiled())
-      out.push_back("GPU kernels not run: no CUDA device on this machine (" + std::to_string(spmv) + " SpMV and " +
-                    std::to_string(spgemm) + " SpGEMM kernels)");
-    else
+    if (!spgemm_patterns.empty())
+      for (const SpgemmKernelInfo* k : spgemm_registry().match(spgemm_patterns)) spgemm += k->backend == Backend::cuda;
+    std::string counts = std::to_string(spmv) + " SpMV";
+    if (spgemm) counts += " and " + std::to_string(spgemm) + " SpGEMM";
+    if (!cuda_compiled())
       out.push_back("GPU kernels not run: this spkit was built without CUDA");
+    else if (spmv + spgemm > 0)
+      out.push_back("GPU kernels not run: no CUDA device on this machine (" + counts + " kernels)");
   }
   std::string missing;
   auto note = [&](bool present, const char* what) {
@@ -156,7 +159,7 @@ SuiteRun run_suite(const SuiteRunOptions& opts, BenchResults header) {
   if (!opts.generated && files.empty()) throw Error("nothing to run: no generated matrices and no matrix files");
 
   SuiteRun run;
-  run.absent = absent_backends(opts.kernels, opts.device);
+  run.absent = absent_backends(opts.kernels, opts.device, opts.spgemm ? opts.spgemm_variants : "");
   BenchResults& results = run.results;
   const std::string json_path = opts.out.empty() ? "" : (fs::path(opts.out) / "results.json").string();
   if (opts.resume && !json_path.empty() && fs::exists(json_path)) results = read_results(json_path);

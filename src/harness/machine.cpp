@@ -142,9 +142,9 @@ MachineInfo collect_machine_info(bool measure_bandwidth, int threads, std::uint6
   }
   if (measure_bandwidth) {
     try {
-      CacheSweepOptions so;
-      so.threads = threads;
-      use_cache_sweep(m, measure_cache_sweep(so));
+      const CacheSweep sweep = measure_cache_sweep();
+      if (sweep.saw_caches()) use_cache_sweep(m, sweep);
+      else m.llc_source += "; " + sweep.summary() + ": no cache seen, a disturbed measurement, not used";
     } catch (const std::exception&) {
     }
     try {

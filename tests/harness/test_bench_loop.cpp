@@ -42,7 +42,7 @@ TEST(BenchLoop, RepsShrinkOnLargeMatricesUnlessFixed) {
 TEST(BenchLoop, AbsentGpuIsOneLineWithTheKernelCount) {
   for (const auto& line : absent_backends("all", DeviceSelect::cpu))
     EXPECT_EQ(line.find("GPU"), std::string::npos) << line;  // --device cpu asked for no GPU
-  const auto lines = absent_backends("all", DeviceSelect::all);
+  const auto lines = absent_backends("all", DeviceSelect::all, "all");
   std::size_t gpu_lines = 0;
   for (const auto& line : lines) gpu_lines += line.rfind("GPU kernels not run: ", 0) == 0;
   if (gpu_count() > 0) {
@@ -59,6 +59,11 @@ TEST(BenchLoop, AbsentGpuIsOneLineWithTheKernelCount) {
   for (const auto& k : spgemm_registry().all()) spgemm += k.backend == Backend::cuda;
   EXPECT_EQ(lines.front(), "GPU kernels not run: no CUDA device on this machine (" + std::to_string(spmv) +
                                " SpMV and " + std::to_string(spgemm) + " SpGEMM kernels)");
+  // Without the SpGEMM section only the SpMV kernels count; none selected, no line.
+  EXPECT_EQ(absent_backends("cuda.*", DeviceSelect::all).front(),
+            "GPU kernels not run: no CUDA device on this machine (" + std::to_string(spmv) + " SpMV kernels)");
+  for (const auto& line : absent_backends("cpu.*", DeviceSelect::all))
+    EXPECT_EQ(line.rfind("GPU", 0), std::string::npos) << line;
 }
 
 SuiteRunOptions tiny_run(const fs::path& out) {

@@ -29,6 +29,7 @@ TEST(CacheSweep, PlateauStartsWhereEveryLargerSizeIsWithinTolerance) {
   EXPECT_EQ(s.out_of_cache_bytes, 256 * MiB);
   EXPECT_TRUE(s.flattened);
   EXPECT_EQ(s.effective_cache_bytes(), 64 * MiB);
+  EXPECT_TRUE(s.saw_caches());
   // A tighter tolerance moves the decision up: 28 is more than 10% above 25.
   EXPECT_EQ(decide_out_of_cache(s.points, 0.10).out_of_cache_bytes, 512 * MiB);
 }
@@ -53,6 +54,7 @@ TEST(CacheSweep, FlatCurveIsOutOfCacheFromTheSmallestSize) {
   const auto s = decide_out_of_cache(curve({{1, 10}, {2, 10.5}, {4, 9.8}, {8, 10}}), 0.15);
   EXPECT_EQ(s.out_of_cache_bytes, 1 * MiB);
   EXPECT_TRUE(s.flattened);
+  EXPECT_FALSE(s.saw_caches());  // no machine has no cache: a disturbed sweep, not used
 }
 
 TEST(CacheSweep, TooFewPoints) {

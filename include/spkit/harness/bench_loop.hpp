@@ -79,8 +79,10 @@ struct SuiteRun {
 int suite_reps(int reps, bool fixed, double nnz);
 
 // Lines naming what this build or machine lacks for the selected kernels: CUDA kernels with no device
-// (or no CUDA in the build) and comparison libraries not found at build time.
-std::vector<std::string> absent_backends(const std::string& kernel_patterns, DeviceSelect device);
+// (or no CUDA in the build; counted over the SpMV patterns and, when not empty, the SpGEMM ones) and
+// comparison libraries not found at build time.
+std::vector<std::string> absent_backends(const std::string& kernel_patterns, DeviceSelect device,
+                                         const std::string& spgemm_patterns = "");
 
 // Runs the suite. `header` carries what the caller records (command, options, version, commit); the loop
 // fills machine, matrices, rows, wall_s and complete. Throws spkit::Error for options that select nothing.

@@ -24,6 +24,9 @@ struct CacheSweep {
   int threads = 0;
   double seconds = 0;                    // what the sweep took
   bool measured() const { return out_of_cache_bytes > 0; }
+  // A curve flat from its smallest working set shows no cache at all, which no machine has: the
+  // measurement was disturbed (a busy machine) and says nothing about where the caches end.
+  bool saw_caches() const { return points.size() > 1 && out_of_cache_bytes > points.front().working_set_bytes; }
   // The cache size the sweep implies under the bench's rule that a working set of at least 4x the
   // cache is out of it: out_of_cache_bytes / 4 (0 when not measured).
   std::uint64_t effective_cache_bytes() const { return out_of_cache_bytes / 4; }
@@ -40,12 +43,16 @@ CacheSweep decide_out_of_cache(std::vector<BandwidthPoint> points, double tolera
 struct CacheSweepOptions {
   std::uint64_t min_bytes = 0;  // 0: tuning's defaults (1 MiB ... 1 GiB)
   std::uint64_t max_bytes = 0;  // capped at 1/8 of the available memory
-  int threads = 0;              // OpenMP threads; 0: omp_get_max_threads()
+  // OpenMP threads; 0: one. One thread sees the same knee (the caches it can fill are the machine's
+  // last level, plus its own private ones), and a lone thread is the least disturbed by a busy machine:
+  // a parallel copy waits at every barrier for its slowest thread (on the 2-core dev box under load,
+  // two threads measured 1 GB/s in L3, one thread 30).
+  int threads = 0;
   double tolerance = 0;         // 0: tuning's default (15%)
 };
 
-// Runs the sweep (about a second: each size is copied until ~256 MiB have moved, best of those) and
-// decides. Throws spkit::Error on bad options.
+// Runs the sweep (a second or two: each size is copied until ~128 MiB have moved, in two passes, best of
+// all) and decides. Throws spkit::Error on bad options.
 CacheSweep measure_cache_sweep(const CacheSweepOptions& opts = {});
 
 }  // namespace spkit::harness
