@@ -35,11 +35,10 @@ namespace spkit::tuning {
 // Benchmark suite (src/harness)
 // =============================================================================================
 
-// Default timed repetitions per SpMV cell (spkit bench --reps, spkit.bench(reps=)), and the matrix size
-// up to which a cell gets all of them: beyond kFullRepsNnz non-zeros a cell gets proportionally fewer,
-// never under kMinSuiteReps. A product on 2M non-zeros takes ~1-3 ms on a 2-core box, where medians of
-// 20 runs repeat within a few percent (docs/BENCH.md); large matrices run long enough that 5 suffice.
-inline constexpr int kDefaultSuiteReps = 20;
+// The matrix size up to which a bench cell gets all its timed repetitions (--reps, default 20): beyond
+// kFullRepsNnz non-zeros a cell gets proportionally fewer, never under kMinSuiteReps. A product on 2M
+// non-zeros takes ~1-3 ms on a 2-core box, where medians of 20 runs repeat within a few percent
+// (docs/BENCH.md); large matrices run long enough that 5 suffice.
 inline constexpr double kFullRepsNnz = 2e6;
 inline constexpr int kMinSuiteReps = 5;
 // CUDA rows take at least this many timed products (launch jitter is large against sub-millisecond

@@ -66,6 +66,9 @@ CacheSweep decide_out_of_cache(std::vector<BandwidthPoint> points, double tolera
   s.plateau_gbs = points.back().gbs;
   s.out_of_cache_bytes = points.back().working_set_bytes;
   if (points.size() < 2) return s;
+  // The lower of the two largest sizes: a disturbed fast reading at the very end cannot lift the ceiling
+  // (a disturbed slow one only moves the decision to a larger, safer size).
+  s.plateau_gbs = std::min(s.plateau_gbs, points[points.size() - 2].gbs);
   const double ceiling = (1 + tolerance) * s.plateau_gbs;
   // Walk down from the largest size while the points stay under the ceiling; the last one reached is
   // where the plateau starts.

@@ -21,6 +21,7 @@
 #include "spkit/plan.hpp"
 #include "spkit/stats.hpp"
 #include "spkit/validate.hpp"
+#include "tuning.hpp"
 
 namespace spkit::harness {
 
@@ -49,9 +50,6 @@ std::vector<double> random_x(std::int64_t n, std::uint64_t seed) {
 namespace {
 
 using harness_detail::join_note;
-
-
-constexpr int kMinGpuReps = 30;
 
 bool is_cusparse(const KernelInfo& k) { return k.name.rfind("cuda.cusparse.", 0) == 0; }
 
@@ -166,8 +164,8 @@ SpmvResult run_cell(const Csr<double>& a, const Csr<T>& a_t, const std::vector<T
   TimingOptions timing = opts.timing;
   timing.flush_cache = cell.flush;
   // GPU medians need many samples (launch jitter is large against sub-millisecond kernels) and they
-  // are cheap: never fewer than kMinGpuReps, whatever the CPU-oriented default.
-  if (k.backend == Backend::cuda) timing.reps = std::max(timing.reps, kMinGpuReps);
+  // are cheap: never fewer than tuning::kMinGpuSpmvReps, whatever the CPU-oriented default.
+  if (k.backend == Backend::cuda) timing.reps = std::max(timing.reps, tuning::kMinGpuSpmvReps);
   std::vector<double> ms;
   try {
     ms = time_spmv(*plan, a.rows, a.cols, x_t.data(), y.data(), timing);

@@ -17,7 +17,7 @@ struct BandwidthPoint {
 
 struct CacheSweep {
   std::vector<BandwidthPoint> points;    // ascending working sets
-  double plateau_gbs = 0;                // bandwidth at the largest working set
+  double plateau_gbs = 0;                // the lower bandwidth of the two largest working sets
   double tolerance = 0;                  // "within" the plateau: at most (1 + tolerance) x plateau_gbs
   std::uint64_t out_of_cache_bytes = 0;  // the first working set from which all larger ones are within
   bool flattened = false;                // false: still falling at the largest size (out_of_cache_bytes = it)
@@ -34,8 +34,8 @@ struct CacheSweep {
   std::string summary() const;
 };
 
-// The decision alone (deterministic, for tests): sorts the points, takes the largest working set's
-// bandwidth as the plateau and returns the first working set past which no point exceeds
+// The decision alone (deterministic, for tests): sorts the points, takes the lower bandwidth of the two
+// largest working sets as the plateau and returns the first working set from which no point exceeds
 // (1 + tolerance) x plateau. Fewer than two points: out_of_cache_bytes is the largest (or 0), not
 // flattened.
 CacheSweep decide_out_of_cache(std::vector<BandwidthPoint> points, double tolerance);
