@@ -9,11 +9,13 @@
 #include <nlohmann/json.hpp>
 
 #include "commands.hpp"
-#include "spkit/bench/bandwidth.hpp"
+#include "spkit/harness/bandwidth.hpp"
 #include "spkit/device.hpp"
 #include "spkit/error.hpp"
 
 namespace spkit::cli {
+
+using namespace spkit::harness;  // the measuring runner and its options
 
 namespace {
 

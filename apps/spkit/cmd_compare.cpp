@@ -10,7 +10,7 @@
 #include <fmt/format.h>
 
 #include "commands.hpp"
-#include "spkit/bench/results.hpp"
+#include "spkit/harness/results.hpp"
 #include "spkit/error.hpp"
 
 namespace spkit::cli {
@@ -28,11 +28,11 @@ std::string ratio_text(double r) { return r > 0 ? fmt::format("{:.3f}", r) : "-"
 
 void run_compare(const CompareCli& cli) {
   if (!(cli.threshold >= 0)) throw Error("--threshold must be >= 0 (0.10 means 10% slower)");
-  auto old_results = bench::read_results(cli.old_path);
-  auto new_results = bench::read_results(cli.new_path);
-  auto c = bench::compare_results(old_results, new_results, cli.threshold);
+  auto old_results = harness::read_results(cli.old_path);
+  auto new_results = harness::read_results(cli.new_path);
+  auto c = harness::compare_results(old_results, new_results, cli.threshold);
   if (cli.json) {
-    std::fputs(bench::compare_to_json(c).c_str(), stdout);
+    std::fputs(harness::compare_to_json(c).c_str(), stdout);
   } else {
     std::printf("compare: %s (old) -> %s (new), threshold %.0f%%\n", cli.old_path.c_str(), cli.new_path.c_str(),
                 100 * cli.threshold);

@@ -13,12 +13,14 @@
 #include <vector>
 
 #include "commands.hpp"
-#include "spkit/bench/spgemm_runner.hpp"
+#include "spkit/harness/spgemm_runner.hpp"
 #include "spkit/error.hpp"
 #include "spkit/io/matrix_market.hpp"
 #include "spkit/precision.hpp"
 
 namespace spkit::cli {
+
+using namespace spkit::harness;  // the measuring runner and its options
 
 namespace {
 

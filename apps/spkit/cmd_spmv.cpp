@@ -12,13 +12,15 @@
 
 
 #include "commands.hpp"
-#include "spkit/bench/results.hpp"
-#include "spkit/bench/runner.hpp"
+#include "spkit/harness/results.hpp"
+#include "spkit/harness/runner.hpp"
 #include "spkit/error.hpp"
 #include "spkit/io/matrix_market.hpp"
 #include "spkit/io/vector.hpp"
 
 namespace spkit::cli {
+
+using namespace spkit::harness;  // the measuring runner and its options
 
 namespace {
 
@@ -126,7 +128,7 @@ int run_spmv_command(const SpmvArgs& args) {
   const std::vector<SpmvResult> rows = run_spmv(a, opts);
 
   if (args.json) {
-    std::cout << bench::spmv_results_to_json(rows) << "\n";
+    std::cout << harness::spmv_results_to_json(rows) << "\n";
   } else {
     print_table(rows);
     // --kernel auto: what the selector picked for each row, and why (one line each).

@@ -4,12 +4,12 @@
 // GPU (the CUDA cost models are registered in a CUDA build). Compare with measured bench CSVs.
 //
 //   g++ -std=c++17 -O2 -fopenmp -Iinclude -Ibuild/release/include bench/select/selector_calibrate.cpp \
-//       -Lbuild/release/src -lspkit -Wl,-rpath,$PWD/build/release/src -o /tmp/selector_calibrate
+//       build/release/src/harness/libspkit_harness.a -Lbuild/release/src -lspkit -Wl,-rpath,$PWD/build/release/src -o /tmp/selector_calibrate
 //   /tmp/selector_calibrate large > predicted.csv
 #include <cstdio>
 #include <string>
 
-#include "spkit/bench/suite.hpp"
+#include "spkit/harness/suite.hpp"
 #include "spkit/gen.hpp"
 #include "spkit/plan.hpp"
 #include "spkit/stats.hpp"
@@ -20,7 +20,7 @@ int main(int argc, char** argv) {
   const std::int64_t products = argc > 2 ? std::stoll(argv[2]) : 1000000;
   std::printf("matrix,backend,precision,kernel,applicable,spmv_ms,convert_ms,picked,nnz,rows,mean,std,max,"
               "isolated,diagonals,hyb_coo,note\n");
-  for (const bench::SuiteMatrix& m : bench::generated_suite(bench::parse_suite_size(size), 42)) {
+  for (const harness::SuiteMatrix& m : harness::generated_suite(harness::parse_suite_size(size), 42)) {
     const Csr<double> a = generate(m.gen);
     const MatrixStats s = compute_stats(a);
     const double isolated = s.nnz ? static_cast<double>(s.bm_block_histogram[1]) / static_cast<double>(s.nnz) : 0;

@@ -38,12 +38,6 @@ struct PlanOptions {
   int device = 0;                      // CUDA device ordinal
 };
 
-struct TimingOptions {
-  int warmup = 3;
-  int reps = 30;
-  bool flush_cache = false;  // GPU: evict L2 between runs (untimed) to measure cold-cache SpMV
-};
-
 // One SpMV prepared for one matrix (format converted, work partitioned, arrays uploaded).
 template <class T>
 class SpmvPlan {
@@ -56,9 +50,6 @@ class SpmvPlan {
   // `stream`.
   virtual void run(T alpha, const T* x, T beta, T* y, Stream stream) = 0;
   virtual Backend backend() const = 0;
-  // TRANSITIONAL (the harness takes over timing): runs warmup + reps products y = A x on host x, leaves
-  // A x in host y, returns each timed run's ms.
-  virtual std::vector<double> time(const T* x, T* y, const TimingOptions& opts) = 0;
   // Bytes this format must move per product (matrix arrays read once, x read once, y written once),
   // counted honestly: padding included, repeated x gathers not.
   virtual std::uint64_t bytes_moved() const = 0;
@@ -74,7 +65,6 @@ template <class T>
 class CpuSpmvPlan : public SpmvPlan<T> {
  public:
   Backend backend() const final { return Backend::cpu; }
-  std::vector<double> time(const T* x, T* y, const TimingOptions& opts) override;
   // TRANSITIONAL: kernels not yet converted override this y = A x form; the adapter below accepts only
   // alpha = 1, beta = 0. Converted kernels override run(alpha, x, beta, y, stream) instead.
   virtual void run(const T* x, T* y);

@@ -205,11 +205,12 @@ class Plan(_spkit.Plan):
         return f"spkit.Plan({self.rows}x{self.cols}, kernel={self.kernel!r}, dtype={self.dtype}, device={where!r})"
 
 
-def _bench_precisions(precision: Union[str, Sequence[Any]]) -> list[str]:
+def _bench_precisions(precision: Union[str, Sequence[Any]]) -> str:
+    """The precision list in the names spkit's own parser reads (spkit::parse_precisions)."""
     if isinstance(precision, str) and precision.lower() in ("both", "all"):
-        return ["float64", "float32"]
+        return "both"
     items = precision.split(",") if isinstance(precision, str) else list(precision)
-    return [str(_precision(p, np.float64)) for p in items]
+    return ",".join("float" if _precision(p, np.float64) == np.float32 else "double" for p in items)
 
 
 def bench(matrices: Union[PathLike, Iterable[PathLike]] = (), *, kernels: str = "all", device: str = "all",

@@ -1,8 +1,5 @@
 #include "spkit/kernel.hpp"
 
-#include <algorithm>
-#include <chrono>
-
 #include "spkit/error.hpp"
 
 namespace spkit {
@@ -23,21 +20,6 @@ std::string_view to_string(Format f) {
   return "?";
 }
 std::string_view to_string(Backend b) { return b == Backend::cpu ? "cpu" : "cuda"; }
-
-template <class T>
-std::vector<double> CpuSpmvPlan<T>::time(const T* x, T* y, const TimingOptions& opts) {
-  using clock = std::chrono::steady_clock;
-  for (int i = 0; i < opts.warmup; ++i) this->run(T(1), x, T(0), y, Stream{});
-  std::vector<double> ms;
-  ms.reserve(static_cast<std::size_t>(std::max(opts.reps, 1)));
-  for (int i = 0; i < std::max(opts.reps, 1); ++i) {
-    auto t0 = clock::now();
-    this->run(T(1), x, T(0), y, Stream{});
-    auto t1 = clock::now();
-    ms.push_back(std::chrono::duration<double, std::milli>(t1 - t0).count());
-  }
-  return ms;
-}
 
 template <class T>
 void CpuSpmvPlan<T>::run(const T*, T*) {

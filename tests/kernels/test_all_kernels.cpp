@@ -11,6 +11,7 @@
 #include "common/test_matrices.hpp"
 #include "spkit/device.hpp"
 #include "spkit/error.hpp"
+#include "spkit/harness/timing.hpp"
 #include "spkit/kernel.hpp"
 #include "spkit/validate.hpp"
 
@@ -41,10 +42,10 @@ void check_kernel_on(const KernelInfo& k, const NamedMatrix& m, int threads) {
     const auto xd = random_vector(a.cols, seed);
     std::vector<T> x(xd.begin(), xd.end());
     std::vector<T> y(static_cast<std::size_t>(a.rows), std::numeric_limits<T>::quiet_NaN());  // poison
-    TimingOptions t;
+    harness::TimingOptions t;
     t.warmup = 1;
     t.reps = 2;
-    plan->time(x.data(), y.data(), t);
+    harness::time_spmv(*plan, a.rows, a.cols, x.data(), y.data(), t);
     const Validation v = validate_spmv(a, x, y.data());
     EXPECT_TRUE(v.valid) << k.name << ": " << v.bad_rows << " bad rows, first " << v.first_bad_row
                          << ", rel L2 error " << v.rel_l2_error;

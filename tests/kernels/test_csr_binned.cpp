@@ -14,6 +14,7 @@
 #include "common/kernel_param_name.hpp"
 #include "common/test_matrices.hpp"
 #include "spkit/device.hpp"
+#include "spkit/harness/timing.hpp"
 #include "spkit/kernel.hpp"
 #include "spkit/validate.hpp"
 
@@ -61,10 +62,10 @@ Csr<double> runs_matrix() {
 template <class T>
 std::vector<T> run_once(SpmvPlan<T>& plan, const std::vector<T>& x, std::int64_t rows) {
   std::vector<T> y(static_cast<std::size_t>(rows), std::numeric_limits<T>::quiet_NaN());  // NaN: a row not written shows
-  TimingOptions t;
+  harness::TimingOptions t;
   t.warmup = 1;
   t.reps = 2;
-  plan.time(x.data(), y.data(), t);
+  harness::time_spmv(plan, rows, static_cast<std::int64_t>(x.size()), x.data(), y.data(), t);
   return y;
 }
 

@@ -12,6 +12,7 @@
 #include "spkit/device.hpp"
 #include "spkit/error.hpp"
 #include "spkit/formats/dia.hpp"
+#include "spkit/harness/timing.hpp"
 #include "spkit/kernel.hpp"
 #include "spkit/stats.hpp"
 #include "spkit/validate.hpp"
@@ -34,10 +35,10 @@ bool runs_and_matches(const KernelInfo& k, const Csr<double>& ad, int threads) {
   const auto xd = random_vector(a.cols, fresh_seed());
   std::vector<T> x(xd.begin(), xd.end());
   std::vector<T> y(static_cast<std::size_t>(a.rows), std::numeric_limits<T>::quiet_NaN());
-  TimingOptions t;
+  harness::TimingOptions t;
   t.warmup = 1;
   t.reps = 1;
-  plan->time(x.data(), y.data(), t);
+  harness::time_spmv(*plan, a.rows, a.cols, x.data(), y.data(), t);
   const Validation v = validate_spmv(a, x, y.data());
   EXPECT_TRUE(v.valid) << k.name << ": " << v.bad_rows << " bad rows, first " << v.first_bad_row;
   EXPECT_GT(plan->bytes_moved(), 0u);

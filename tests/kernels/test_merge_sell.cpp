@@ -13,6 +13,7 @@
 #include "common/test_matrices.hpp"
 #include "spkit/device.hpp"
 #include "spkit/error.hpp"
+#include "spkit/harness/timing.hpp"
 #include "spkit/kernel.hpp"
 #include "spkit/validate.hpp"
 
@@ -63,10 +64,10 @@ Csr<double> tile_boundary_matrix() {
 template <class T>
 std::vector<T> run_once(SpmvPlan<T>& plan, const std::vector<T>& x, std::int64_t rows) {
   std::vector<T> y(static_cast<std::size_t>(rows), std::numeric_limits<T>::quiet_NaN());
-  TimingOptions t;
+  harness::TimingOptions t;
   t.warmup = 1;
   t.reps = 2;
-  plan.time(x.data(), y.data(), t);
+  harness::time_spmv(plan, rows, static_cast<std::int64_t>(x.size()), x.data(), y.data(), t);
   return y;
 }
 

@@ -3,12 +3,14 @@
 #include <gtest/gtest.h>
 
 #include "common/test_matrices.hpp"
-#include "spkit/bench/runner.hpp"
+#include "spkit/harness/runner.hpp"
 #include "spkit/error.hpp"
 #include "spkit/gen.hpp"
 
 namespace spkit::test {
 namespace {
+
+using namespace spkit::harness;
 
 TEST(AutoRows, OneValidatedRowPerPrecisionAndThreadCount) {
   GenOptions g;

@@ -12,7 +12,7 @@
 
 #include "common/kernel_param_name.hpp"
 #include "common/test_matrices.hpp"
-#include "spkit/bench/spgemm_timing.hpp"
+#include "spkit/harness/spgemm_timing.hpp"
 #include "spkit/device.hpp"
 #include "spkit/error.hpp"
 #include "platform/memory.hpp"
@@ -20,6 +20,7 @@
 
 namespace spkit::test {
 namespace {
+using namespace spkit::harness;
 
 struct Product {
   std::string name;

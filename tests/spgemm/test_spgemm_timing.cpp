@@ -11,13 +11,14 @@
 
 #include "common/kernel_param_name.hpp"
 #include "common/test_matrices.hpp"
-#include "spkit/bench/spgemm_timing.hpp"
+#include "spkit/harness/spgemm_timing.hpp"
 #include "spkit/device.hpp"
 #include "spkit/error.hpp"
 #include "spkit/spgemm.hpp"
 
 namespace spkit::test {
 namespace {
+using namespace spkit::harness;
 
 // Every boundary a kernel reports, as "name" / "name*" (not in the total) / "@name" (on the device), and
 // "end" for end_stages.

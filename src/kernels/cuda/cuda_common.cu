@@ -1,5 +1,5 @@
 // Implementation of cuda_common.cuh: device properties, allocation, y = beta*y for empty matrices, the
-// timing loop of CudaSpmvPlan.
+// CudaSpmvPlan base.
 #include "kernels/cuda/cuda_common.cuh"
 
 #include <algorithm>
@@ -103,12 +103,6 @@ RowStats row_stats(const Csr<T>& a) {
 template RowStats row_stats(const Csr<float>&);
 template RowStats row_stats(const Csr<double>&);
 
-void flush_l2(DeviceBuffer<unsigned char>& buffer, const DeviceProps& p) {
-  const std::size_t bytes = static_cast<std::size_t>(std::max<std::int64_t>(p.l2_bytes, 1 << 20)) * 2;
-  if (buffer.size() < bytes) buffer = DeviceBuffer<unsigned char>(bytes, "L2 flush buffer");
-  SPKIT_CUDA_CHECK(cudaMemsetAsync(buffer.get(), static_cast<int>(buffer.size() & 0x7f), buffer.size()));
-}
-
 template <class T>
 CudaSpmvPlan<T>::CudaSpmvPlan(const Csr<T>& a, const PlanOptions& opts)
     : device_(opts.device), rows_(a.rows), cols_(a.cols), nnz_(a.nnz()) {
@@ -144,46 +138,6 @@ template <class T>
 std::uint64_t CudaSpmvPlan<T>::csr_bytes(int row_ptr_bytes) const {
   return static_cast<std::uint64_t>(rows_ + 1) * row_ptr_bytes + static_cast<std::uint64_t>(nnz_) * (4 + sizeof(T)) +
          static_cast<std::uint64_t>(rows_ + cols_) * sizeof(T);
-}
-
-namespace {
-struct Event {
-  cudaEvent_t e = nullptr;
-  Event() { SPKIT_CUDA_CHECK(cudaEventCreate(&e)); }
-  ~Event() { if (e) cudaEventDestroy(e); }
-  Event(const Event&) = delete;
-  Event& operator=(const Event&) = delete;
-};
-}  // namespace
-
-template <class T>
-std::vector<double> CudaSpmvPlan<T>::time(const T* x, T* y, const TimingOptions& opts) {
-  set_device(device_);
-  DeviceBuffer<T> dx(static_cast<std::size_t>(cols_), "x");
-  DeviceBuffer<T> dy(static_cast<std::size_t>(rows_), "y");
-  dx.upload(x, static_cast<std::size_t>(cols_));
-  // Poison y (all-ones bytes are NaN in float and double) so an unwritten row cannot pass.
-  if (rows_ > 0) SPKIT_CUDA_CHECK(cudaMemset(dy.get(), 0xff, dy.bytes()));
-  for (int i = 0; i < opts.warmup; ++i) this->run(T(1), dx.get(), T(0), dy.get(), Stream{});
-  SPKIT_CUDA_CHECK(cudaDeviceSynchronize());
-
-  const int reps = std::max(opts.reps, 1);
-  std::vector<double> ms;
-  ms.reserve(static_cast<std::size_t>(reps));
-  Event start, stop;
-  for (int r = 0; r < reps; ++r) {
-    if (opts.flush_cache) flush_l2(flush_buffer_, *props_);
-    SPKIT_CUDA_CHECK(cudaEventRecord(start.e));
-    this->run(T(1), dx.get(), T(0), dy.get(), Stream{});
-    SPKIT_CUDA_CHECK(cudaEventRecord(stop.e));
-    SPKIT_CUDA_CHECK(cudaEventSynchronize(stop.e));
-    float elapsed = 0;
-    SPKIT_CUDA_CHECK(cudaEventElapsedTime(&elapsed, start.e, stop.e));
-    ms.push_back(static_cast<double>(elapsed));
-  }
-  SPKIT_CUDA_CHECK(cudaDeviceSynchronize());
-  dy.download(y, static_cast<std::size_t>(rows_));
-  return ms;
 }
 
 template class CudaSpmvPlan<float>;

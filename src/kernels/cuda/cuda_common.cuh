@@ -1,7 +1,7 @@
 #pragma once
 // Shared machinery of the CUDA kernels: error checks that become spkit::DeviceError, RAII device
 // buffers, device properties read once, launch-configuration helpers, the y = alpha*A*x + beta*y
-// store every kernel ends in, and the CudaSpmvPlan base that implements SpmvPlan::time() with CUDA events.
+// store every kernel ends in, and the CudaSpmvPlan base.
 #include <cuda_runtime.h>
 #include <cusparse.h>
 
@@ -144,9 +144,6 @@ class CudaSpmvPlan : public SpmvPlan<T> {
   CudaSpmvPlan(const Csr<T>& a, const PlanOptions& opts);
   ~CudaSpmvPlan() override;
   Backend backend() const final { return Backend::cuda; }
-  // Uploads x once, runs warmup products, times each rep with CUDA events (optionally evicting L2
-  // between reps, untimed), downloads y. Returns each rep's milliseconds.
-  std::vector<double> time(const T* x, T* y, const TimingOptions& opts) override;
 
   std::int64_t rows() const { return rows_; }
   std::int64_t cols() const { return cols_; }
@@ -170,14 +167,10 @@ class CudaSpmvPlan : public SpmvPlan<T> {
 
  private:
   const DeviceProps* props_ = nullptr;
-  DeviceBuffer<unsigned char> flush_buffer_;  // 2x L2, allocated on the first flushing time()
 };
 
 // The cudaStream_t behind spkit's opaque Stream handle.
 inline cudaStream_t cuda_stream(Stream s) { return static_cast<cudaStream_t>(s.handle); }
-
-// Evicts L2 by writing a buffer twice its size (untimed, on the legacy stream).
-void flush_l2(DeviceBuffer<unsigned char>& buffer, const DeviceProps& p);
 
 // Checked upload helpers.
 template <class T>

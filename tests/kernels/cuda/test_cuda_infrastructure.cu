@@ -13,6 +13,7 @@
 #include "kernels/cuda/cuda_common.cuh"
 #include "spkit/device.hpp"
 #include "spkit/error.hpp"
+#include "spkit/harness/timing.hpp"
 #include "spkit/kernel.hpp"
 #include "spkit/validate.hpp"
 
@@ -32,14 +33,14 @@ std::vector<const KernelInfo*> cuda_kernels() {
 }
 
 template <class T>
-void expect_valid(const KernelInfo& k, const Csr<T>& a, const PlanOptions& po, const TimingOptions& t,
+void expect_valid(const KernelInfo& k, const Csr<T>& a, const PlanOptions& po, const harness::TimingOptions& t,
                   SpmvPlan<T>& plan) {
   const std::uint64_t seed = fresh_seed();
   SCOPED_TRACE(k.name + ", x seed " + std::to_string(seed));
   const auto xd = random_vector(a.cols, seed);
   std::vector<T> x(xd.begin(), xd.end());
   std::vector<T> y(static_cast<std::size_t>(a.rows), std::numeric_limits<T>::quiet_NaN());
-  const auto ms = plan.time(x.data(), y.data(), t);
+  const auto ms = harness::time_spmv(plan, a.rows, a.cols, x.data(), y.data(), t);
   EXPECT_EQ(ms.size(), static_cast<std::size_t>(t.reps));
   for (double v : ms) EXPECT_TRUE(std::isfinite(v) && v >= 0) << v;
   const Validation v = validate_spmv(a, x, y.data());
@@ -160,10 +161,10 @@ TEST(CudaKernels, LargerMatricesPlanReuseAndL2Flush) {
       } catch (const NotApplicable&) {
         continue;
       }
-      TimingOptions warm;
+      harness::TimingOptions warm;
       warm.warmup = 1;
       warm.reps = 3;
-      TimingOptions cold = warm;
+      harness::TimingOptions cold = warm;
       cold.flush_cache = true;
       expect_valid(*k, m.a, po, warm, *pd);
       expect_valid(*k, m.a, po, cold, *pd);  // same plan again, new x, L2 flushed between reps

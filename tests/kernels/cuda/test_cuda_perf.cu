@@ -20,6 +20,7 @@
 #include "common/test_matrices.hpp"
 #include "spkit/device.hpp"
 #include "spkit/error.hpp"
+#include "spkit/harness/timing.hpp"
 #include "spkit/kernel.hpp"
 #include "spkit/validate.hpp"
 
@@ -103,11 +104,11 @@ void time_all(const std::string& name, const Csr<double>& ad, double copy_gbs, b
       auto plan = k->factory<T>()(a, PlanOptions{});
       r.plan_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
       std::vector<T> y(static_cast<std::size_t>(a.rows), T(0));
-      TimingOptions t;
+      harness::TimingOptions t;
       t.warmup = 5;
       t.reps = reps;
       t.flush_cache = flush;
-      auto ms = plan->time(x.data(), y.data(), t);
+      auto ms = harness::time_spmv(*plan, a.rows, a.cols, x.data(), y.data(), t);
       const Validation v = validate_spmv(a, x, y.data());
       r.detail = plan->detail();
       if (!v.valid) {

@@ -16,7 +16,7 @@
 
 #include "common/kernel_param_name.hpp"
 #include "common/test_matrices.hpp"
-#include "spkit/bench/spgemm_timing.hpp"
+#include "spkit/harness/spgemm_timing.hpp"
 #include "spkit/device.hpp"
 #include "spkit/error.hpp"
 #include "spkit/formats/bmsparse.hpp"
@@ -24,6 +24,7 @@
 
 namespace spkit::test {
 namespace {
+using namespace spkit::harness;
 
 Csr<double> away_from_zero(Csr<double> m) {
   for (double& v : m.values) v = std::copysign(0.25 + 0.75 * std::min(1.0, std::abs(v)), v);

@@ -18,7 +18,7 @@
 #include <string>
 #include <vector>
 
-#include "spkit/bench/spgemm_timing.hpp"
+#include "spkit/harness/spgemm_timing.hpp"
 #include "spkit/device.hpp"
 #include "spkit/error.hpp"
 #include "spkit/gen.hpp"
@@ -26,6 +26,7 @@
 
 namespace spkit::test {
 namespace {
+using namespace spkit::harness;
 
 struct Spec {
   std::string name;

@@ -1,0 +1,27 @@
+#pragma once
+// Timing an SpMV plan from outside: the harness runs the kernel's own run(1, x, 0, y, stream) between
+// clock readings, so the library carries no timing loop. CPU plans are timed with a steady clock around
+// each product; CUDA plans with events on a stream of the harness's own, x uploaded once and y poisoned
+// with NaN first, L2 optionally evicted (untimed) before each timed product.
+#include <cstdint>
+#include <vector>
+
+#include "spkit/kernel.hpp"
+
+namespace spkit::harness {
+
+struct TimingOptions {
+  int warmup = 3;            // untimed products first (page faults, caches, GPU clocks)
+  int reps = 30;             // timed products; at least one is always timed
+  bool flush_cache = false;  // GPU: evict L2 between runs (untimed) to measure cold-cache SpMV
+  int device = 0;            // GPU: the device the plan was made on (PlanOptions::device)
+};
+
+// Runs opts.warmup + opts.reps products y = A x of `plan` (a matrix of `rows` x `cols`) on host x, leaves
+// A x in host y and returns each timed product's milliseconds. Throws what the plan throws, and
+// DeviceError for a CUDA plan in a build without CUDA.
+template <class T>
+std::vector<double> time_spmv(SpmvPlan<T>& plan, std::int64_t rows, std::int64_t cols, const T* host_x, T* host_y,
+                              const TimingOptions& opts);
+
+}  // namespace spkit::harness

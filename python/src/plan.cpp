@@ -1,0 +1,267 @@
+// spkit._spkit: Plan, one prepared SpMV (spkit/plan.hpp) over NumPy, CuPy or any DLPack arrays.
+#include "ext_common.hpp"
+
+#include <chrono>
+#include <memory>
+#include <mutex>
+#include <variant>
+
+#include "spkit/kernel.hpp"
+#include "spkit/plan.hpp"
+
+namespace spkit_py {
+
+using namespace nb::literals;
+
+namespace {
+
+enum class Where { host, cuda };
+
+// Memory the CPU reads directly: ordinary and CUDA-pinned host memory.
+bool is_host(int device_type) {
+  return device_type == nb::device::cpu::value || device_type == nb::device::cuda_host::value;
+}
+
+template <class Array>
+void check_vector(const Array& v, const char* name, std::int64_t expected, nb::dlpack::dtype want, Where where,
+                  int device) {
+  if (v.dtype() != want)
+    throw nb::type_error((std::string(name) + " has dtype " + dtype_name(v.dtype()) + ", the plan computes in " +
+                          dtype_name(want) + ": convert it (e.g. " + name + ".astype(" +
+                          (want.bits == 32 ? "numpy.float32" : "numpy.float64") +
+                          ")) or make the plan with precision=\"" + dtype_name(want) + "\"")
+                             .c_str());
+  if (v.ndim() != 1)
+    throw nb::value_error((std::string(name) + " must be 1-dimensional, got " + std::to_string(v.ndim()) +
+                           " dimensions")
+                              .c_str());
+  if (static_cast<std::int64_t>(v.shape(0)) != expected)
+    throw nb::value_error((std::string(name) + " has " + std::to_string(v.shape(0)) + " elements, the matrix needs " +
+                           std::to_string(expected) + (name[0] == 'x' ? " (its columns)" : " (its rows)"))
+                              .c_str());
+  if (v.shape(0) > 1 && v.stride(0) != 1)
+    throw nb::value_error((std::string(name) + " is not contiguous (stride " + std::to_string(v.stride(0)) +
+                           " elements): pass a contiguous copy, e.g. numpy.ascontiguousarray(" + name + ")")
+                              .c_str());
+  const int dt = v.device_type();
+  const bool on_host = is_host(dt);
+  const bool on_gpu = dt == nb::device::cuda::value || dt == nb::device::cuda_managed::value;
+  if (where == Where::host && !on_host)
+    throw nb::value_error((std::string(name) + " lives on " + device_name(dt) +
+                           ", the plan runs on the CPU: make the plan with device=\"cuda\" or pass a NumPy array")
+                              .c_str());
+  if (where == Where::cuda && !on_gpu && !on_host)
+    throw nb::value_error((std::string(name) + " lives on " + device_name(dt) + ", the plan runs on CUDA").c_str());
+  if (where == Where::cuda && on_gpu && v.device_id() != device)
+    throw nb::value_error((std::string(name) + " is on CUDA device " + std::to_string(v.device_id()) +
+                           ", the plan on device " + std::to_string(device))
+                              .c_str());
+}
+
+template <class P>
+struct plan_value;
+template <class T>
+struct plan_value<spkit::Plan<T>> {
+  using type = T;
+};
+
+class PyPlan {
+ public:
+  PyPlan(spkit::Precision precision, std::int64_t rows, std::int64_t cols, HostVector<std::int64_t> indptr,
+         HostVector<std::int32_t> indices, nb::ndarray<nb::ro, nb::ndim<1>, nb::c_contig, nb::device::cpu> data,
+         const std::string& kernel, const std::string& backend, int threads, int device, std::int64_t expected_products)
+      : precision_(precision) {
+    spkit::PlanSettings s;
+    s.kernel = kernel;
+    if (backend == "cpu") s.backend = spkit::Backend::cpu;
+    else if (backend == "cuda") s.backend = spkit::Backend::cuda;
+    else throw nb::value_error(("device must be \"cpu\" or \"cuda[:N]\", got \"" + backend + "\"").c_str());
+    s.threads = threads;
+    s.device = device;
+    s.expected_products = expected_products;
+    where_ = s.backend == spkit::Backend::cuda ? Where::cuda : Where::host;
+    device_ = device;
+    if (precision == spkit::Precision::f32) make<float>(rows, cols, indptr, indices, data, s);
+    else make<double>(rows, cols, indptr, indices, data, s);
+  }
+
+  // y = alpha*A*x + beta*y in place; returns y (the same object).
+  nb::object apply(nb::handle x_obj, nb::handle y_obj, double alpha, double beta) {
+    nb::ndarray<nb::ro> x;
+    nb::ndarray<> y;
+    if (!nb::try_cast(x_obj, x, false))
+      throw nb::type_error(("x must be a NumPy, CuPy or other DLPack-capable array, got " +
+                            std::string(nb::type_name(x_obj.type()).c_str()))
+                               .c_str());
+    if (!nb::try_cast(y_obj, y, false))
+      throw nb::type_error(("y must be a writable NumPy, CuPy or other DLPack-capable array, got " +
+                            std::string(nb::type_name(y_obj.type()).c_str()))
+                               .c_str());
+    run(x, y, alpha, beta);
+    return nb::borrow(y_obj);
+  }
+
+  // y = alpha*A*x (+ beta*y when y is given): y is allocated (NumPy) for host x when None.
+  nb::object call(nb::handle x_obj, nb::handle y_obj, double alpha, double beta) {
+    if (!y_obj.is_none()) return apply(x_obj, y_obj, alpha, beta);
+    nb::ndarray<nb::ro> x;
+    if (!nb::try_cast(x_obj, x, false))
+      throw nb::type_error(("x must be a NumPy, CuPy or other DLPack-capable array, got " +
+                            std::string(nb::type_name(x_obj.type()).c_str()))
+                               .c_str());
+    if (!is_host(x.device_type())) {
+      // A device x: ask x's own library for y on the same device (spkit/_device.py).
+      nb::object y_new = nb::module_::import_("spkit._device").attr("empty_like_device")(x_obj, rows(), dtype_str());
+      return apply(x_obj, y_new, alpha, beta);
+    }
+    nb::object y_new = precision_ == spkit::Precision::f32 ? new_host<float>() : new_host<double>();
+    nb::ndarray<> y = nb::cast<nb::ndarray<>>(y_new);
+    run(x, y, alpha, 0.0);
+    return y_new;
+  }
+
+  // The baseline of the binding's overhead (bench/python/python_bench.py): `reps` calls of
+  // Plan<T>::apply in a C++ loop on the same arrays, after the same checks; total seconds.
+  double time_cpp_apply(nb::handle x_obj, nb::handle y_obj, int reps, double alpha, double beta) {
+    apply(x_obj, y_obj, alpha, beta);  // the binding's checks, and a warm-up
+    nb::ndarray<nb::ro> x = nb::cast<nb::ndarray<nb::ro>>(x_obj);
+    nb::ndarray<> y = nb::cast<nb::ndarray<>>(y_obj);
+    nb::gil_scoped_release release;
+    return std::visit(
+        [&](auto& p) {
+          using T = typename plan_value<std::remove_reference_t<decltype(*p)>>::type;
+          const auto* xp = static_cast<const T*>(x.data());
+          auto* yp = static_cast<T*>(y.data());
+          std::lock_guard<std::mutex> lock(mutex_);
+          const auto t0 = std::chrono::steady_clock::now();
+          for (int i = 0; i < reps; ++i) p->apply(xp, yp, static_cast<T>(alpha), static_cast<T>(beta));
+          return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        },
+        plan_);
+  }
+
+  std::int64_t rows() const { return std::visit([](auto& p) { return p->rows(); }, plan_); }
+  std::int64_t cols() const { return std::visit([](auto& p) { return p->cols(); }, plan_); }
+  std::string kernel() const { return std::visit([](auto& p) { return p->kernel(); }, plan_); }
+  std::string backend() const {
+    return std::string(spkit::to_string(std::visit([](auto& p) { return p->backend(); }, plan_)));
+  }
+  int device() const { return device_; }
+  const char* dtype_str() const { return precision_ == spkit::Precision::f32 ? "float32" : "float64"; }
+  double plan_ms() const { return std::visit([](auto& p) { return p->plan_ms(); }, plan_); }
+  std::uint64_t bytes_moved() const { return std::visit([](auto& p) { return p->bytes_moved(); }, plan_); }
+  nb::dict selection() const {
+    const spkit::Selection& s = std::visit([](auto& p) -> const spkit::Selection& { return p->selection(); }, plan_);
+    nb::list candidates;
+    for (const auto& c : s.candidates) {
+      nb::dict d;
+      d["kernel"] = c.kernel;
+      d["applicable"] = c.applicable;
+      d["spmv_ms"] = c.spmv_ms;
+      d["convert_ms"] = c.convert_ms;
+      d["note"] = c.note;
+      candidates.append(d);
+    }
+    nb::dict out;
+    out["kernel"] = s.kernel;
+    out["reason"] = s.reason;
+    out["threads"] = s.options.threads;
+    out["candidates"] = candidates;
+    return out;
+  }
+
+ private:
+  template <class T>
+  void make(std::int64_t rows, std::int64_t cols, HostVector<std::int64_t> indptr, HostVector<std::int32_t> indices,
+            nb::ndarray<nb::ro, nb::ndim<1>, nb::c_contig, nb::device::cpu> data, const spkit::PlanSettings& s) {
+    if (data.dtype() != nb::dtype<T>())
+      throw nb::type_error(("matrix data has dtype " + dtype_name(data.dtype()) + ", expected " +
+                            dtype_name(nb::dtype<T>()))
+                               .c_str());
+    HostVector<T> values(data);
+    spkit::Csr<T> a = csr_from_python<T>(rows, cols, indptr, indices, values);
+    std::unique_ptr<spkit::Plan<T>> plan;
+    {
+      nb::gil_scoped_release release;
+      plan = std::make_unique<spkit::Plan<T>>(a, s);
+    }
+    plan_ = std::move(plan);
+  }
+
+  template <class T>
+  nb::object new_host() const {
+    const std::size_t n = static_cast<std::size_t>(rows());
+    T* buf = new T[n > 0 ? n : 1];
+    nb::capsule owner(buf, [](void* p) noexcept { delete[] static_cast<T*>(p); });
+    return nb::cast(nb::ndarray<nb::numpy, T, nb::ndim<1>>(buf, {n}, owner));
+  }
+
+  template <class T>
+  void run_typed(spkit::Plan<T>& p, const nb::ndarray<nb::ro>& x, nb::ndarray<>& y, double alpha, double beta) {
+    const nb::dlpack::dtype want = nb::dtype<T>();
+    check_vector(x, "x", p.cols(), want, where_, device_);
+    check_vector(y, "y", p.rows(), want, where_, device_);
+    const bool x_host = is_host(x.device_type());
+    const bool y_host = is_host(y.device_type());
+    if (x_host != y_host)
+      throw nb::value_error("x and y must both be host arrays or both be device arrays");
+    const auto* xp = static_cast<const T*>(x.data());
+    auto* yp = static_cast<T*>(y.data());
+    const std::size_t xb = x.shape(0) * sizeof(T), yb = y.shape(0) * sizeof(T);
+    const auto* x0 = reinterpret_cast<const char*>(xp);
+    const auto* y0 = reinterpret_cast<const char*>(yp);
+    if (xb && yb && x.device_id() == y.device_id() && x0 < y0 + yb && y0 < x0 + xb)
+      throw nb::value_error("x and y overlap in memory: the product cannot be computed in place over x");
+    // Short products stay under the GIL: releasing and taking it back costs more than they do.
+    // The plan's scratch buffers make it one product at a time: calls from several Python threads queue
+    // on this mutex (taken after the GIL is released, so no thread waits for it holding the GIL).
+    if (p.rows() + p.cols() + static_cast<std::int64_t>(p.bytes_moved() / 64) < (1 << 16)) {
+      std::lock_guard<std::mutex> lock(mutex_);
+      p.apply(xp, yp, static_cast<T>(alpha), static_cast<T>(beta));
+    } else {
+      nb::gil_scoped_release release;
+      std::lock_guard<std::mutex> lock(mutex_);
+      p.apply(xp, yp, static_cast<T>(alpha), static_cast<T>(beta));
+    }
+  }
+
+  void run(const nb::ndarray<nb::ro>& x, nb::ndarray<>& y, double alpha, double beta) {
+    std::visit([&](auto& p) { run_typed(*p, x, y, alpha, beta); }, plan_);
+  }
+
+  std::mutex mutex_;
+  spkit::Precision precision_;
+  Where where_ = Where::host;
+  int device_ = 0;
+  std::variant<std::unique_ptr<spkit::Plan<float>>, std::unique_ptr<spkit::Plan<double>>> plan_;
+};
+
+}  // namespace
+
+void register_plan(nb::module_& m) {
+  nb::class_<PyPlan>(m, "Plan")
+      .def(nb::init<spkit::Precision, std::int64_t, std::int64_t, HostVector<std::int64_t>, HostVector<std::int32_t>,
+                    nb::ndarray<nb::ro, nb::ndim<1>, nb::c_contig, nb::device::cpu>, const std::string&,
+                    const std::string&, int, int, std::int64_t>(),
+           "precision"_a, "rows"_a, "cols"_a, "indptr"_a, "indices"_a, "data"_a, "kernel"_a, "backend"_a, "threads"_a,
+           "device"_a, "expected_products"_a)
+      .def("__call__", &PyPlan::call, "x"_a, "y"_a.none() = nb::none(), "alpha"_a = 1.0, "beta"_a = 0.0,
+           "y = alpha*A*x + beta*y. Without y, returns a new array (A x times alpha) on x's device; with y,\n"
+           "updates y in place and returns it. x, y: 1-D contiguous arrays of the plan's dtype.")
+      .def("apply", &PyPlan::apply, "x"_a, "y"_a, "alpha"_a = 1.0, "beta"_a = 0.0,
+           "y = alpha*A*x + beta*y in place (y required); returns y.")
+      .def("_time_cpp_apply", &PyPlan::time_cpp_apply, "x"_a, "y"_a, "reps"_a, "alpha"_a = 1.0, "beta"_a = 0.0)
+      .def_prop_ro("rows", &PyPlan::rows)
+      .def_prop_ro("cols", &PyPlan::cols)
+      .def_prop_ro("kernel", &PyPlan::kernel)
+      .def_prop_ro("backend", &PyPlan::backend)
+      .def_prop_ro("device", &PyPlan::device)
+      .def_prop_ro("dtype", &PyPlan::dtype_str)
+      .def_prop_ro("plan_ms", &PyPlan::plan_ms)
+      .def_prop_ro("bytes_moved", &PyPlan::bytes_moved)
+      .def_prop_ro("selection", &PyPlan::selection);
+
+  nb::enum_<spkit::Precision>(m, "Precision").value("float32", spkit::Precision::f32).value("float64", spkit::Precision::f64);
+}
+
+}  // namespace spkit_py

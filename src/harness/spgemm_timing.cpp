@@ -1,0 +1,115 @@
+// time_spgemm and the host stage clock: see spkit/harness/spgemm_timing.hpp.
+#include "spkit/harness/spgemm_timing.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <optional>
+
+#include "harness/spgemm_stage_clock.hpp"
+#include "median.hpp"
+#include "spkit/error.hpp"
+#include "spkit/precision.hpp"
+
+namespace spkit::harness {
+namespace harness_detail {
+
+void SpgemmStageClock::begin_call(bool keep) {
+  keep_ = keep;
+  call_stages_.clear();
+  call_total_ = 0;
+  reset();
+}
+
+void SpgemmStageClock::end_call() {
+  if (!keep_) return;
+  if (!have_first_) {
+    have_first_ = true;
+    first_ = call_stages_;
+    samples_.resize(first_.size());
+  }
+  bool same = call_stages_.size() == first_.size();
+  for (std::size_t s = 0; same && s < first_.size(); ++s)
+    same = call_stages_[s].name == first_[s].name && call_stages_[s].in_total == first_[s].in_total;
+  if (!same) throw Error("SpGEMM kernel reported different stages in two calls on the same product");
+  for (std::size_t s = 0; s < first_.size(); ++s) samples_[s].push_back(call_stages_[s].ms);
+  totals_.push_back(call_total_);
+}
+
+std::vector<SpgemmStage> SpgemmStageClock::median_stages() const {
+  std::vector<SpgemmStage> out = first_;
+  for (std::size_t s = 0; s < out.size(); ++s) out[s].ms = detail::median(samples_[s]);
+  return out;
+}
+
+namespace {
+
+class HostStageClock final : public SpgemmStageClock {
+ public:
+  void begin_stage(const char* name, bool in_total, StageSite site) override {
+    if (site == StageSite::device)
+      throw Error(std::string("SpGEMM stage \"") + name +
+                  "\" runs on a device, but the kernel is timed by a host clock");
+    const auto now = std::chrono::steady_clock::now();
+    close(now);
+    open_ = Open{name, in_total, now};
+  }
+  void end_stages() override {
+    close(std::chrono::steady_clock::now());
+    open_.reset();
+  }
+
+ private:
+  struct Open {
+    std::string name;
+    bool in_total;
+    std::chrono::steady_clock::time_point start;
+  };
+  void reset() override { open_.reset(); }
+  void close(std::chrono::steady_clock::time_point now) {
+    if (!open_) return;
+    const double ms = std::chrono::duration<double, std::milli>(now - open_->start).count();
+    measured(open_->name, open_->in_total, ms);
+    if (open_->in_total) add_to_total(ms);
+  }
+  std::optional<Open> open_;
+};
+
+}  // namespace
+
+std::unique_ptr<SpgemmStageClock> make_host_stage_clock() { return std::make_unique<HostStageClock>(); }
+
+}  // namespace harness_detail
+
+template <class T>
+SpgemmTiming<T> time_spgemm(const SpgemmKernelInfo& k, const Csr<T>& a, const Csr<T>& b, SpgemmOptions opts,
+                            const SpgemmTimingOptions& timing) {
+  const SpgemmFn<T>& fn = k.fn<T>();
+  if (!fn) throw NotApplicable(k.name + " has no " + std::string(to_string(precision_of<T>())) + " form");
+#ifdef SPKIT_HAVE_CUDA
+  std::unique_ptr<harness_detail::SpgemmStageClock> clock = k.backend == Backend::cuda
+                                                              ? harness_detail::make_cuda_stage_clock(opts.stream)
+                                                              : harness_detail::make_host_stage_clock();
+#else
+  std::unique_ptr<harness_detail::SpgemmStageClock> clock = harness_detail::make_host_stage_clock();
+#endif
+  opts.recorder = clock.get();
+  const int warmup = std::max(0, timing.warmup), runs = warmup + std::max(1, timing.reps);
+  SpgemmTiming<T> t;
+  for (int run = 0; run < runs; ++run) {
+    opts.keep_device_pool = run + 1 < runs;
+    t.result = SpgemmResult<T>();  // the previous C goes before the next product starts
+    clock->begin_call(run >= warmup);
+    t.result = fn(a, b, opts);
+    clock->end_call();
+  }
+  t.stages = clock->median_stages();
+  t.total_ms = clock->totals();
+  return t;
+}
+
+template SpgemmTiming<float> time_spgemm(const SpgemmKernelInfo&, const Csr<float>&, const Csr<float>&, SpgemmOptions,
+                                         const SpgemmTimingOptions&);
+template SpgemmTiming<double> time_spgemm(const SpgemmKernelInfo&, const Csr<double>&, const Csr<double>&,
+                                          SpgemmOptions, const SpgemmTimingOptions&);
+
+}  // namespace spkit::harness
