@@ -8,7 +8,7 @@
 #include <memory>
 
 #include "spkit/error.hpp"
-#include "spkit/formats/format_common.hpp"
+#include "platform/memory.hpp"
 #include "tuning.hpp"
 
 namespace spkit::harness {

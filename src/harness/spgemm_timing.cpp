@@ -10,8 +10,7 @@
 #include "spkit/error.hpp"
 #include "spkit/precision.hpp"
 
-namespace spkit::harness {
-namespace harness_detail {
+namespace spkit::harness_detail {
 
 void SpgemmStageClock::begin_call(bool keep) {
   keep_ = keep;
@@ -78,7 +77,9 @@ class HostStageClock final : public SpgemmStageClock {
 
 std::unique_ptr<SpgemmStageClock> make_host_stage_clock() { return std::make_unique<HostStageClock>(); }
 
-}  // namespace harness_detail
+}  // namespace spkit::harness_detail
+
+namespace spkit::harness {
 
 template <class T>
 SpgemmTiming<T> time_spgemm(const SpgemmKernelInfo& k, const Csr<T>& a, const Csr<T>& b, SpgemmOptions opts,
