@@ -1,13 +1,17 @@
 // The registry-driven kernel test: every registered kernel x precision x thread count, on every test
-// matrix, against the serial double reference, with fresh random x each run. A kernel is tested the
-// moment it is registered; nothing here names a kernel.
+// matrix, against the serial double reference, with fresh random x each run: y = A x, and the contract's
+// y = alpha*A*x + beta*y for alpha = 1 / beta = 0 over a NaN-poisoned y, alpha = -0.5 / beta = 2 over a
+// random y, and alpha = 0 / beta = 1 (y unchanged up to rounding). A kernel is tested the moment it is
+// registered; nothing here names a kernel.
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <limits>
 #include <memory>
 
+#include "common/axpby_check.hpp"
 #include "common/kernel_param_name.hpp"
+#include "common/run_on_host.hpp"
 #include "common/test_matrices.hpp"
 #include "spkit/device.hpp"
 #include "spkit/error.hpp"
@@ -52,6 +56,40 @@ void check_kernel_on(const KernelInfo& k, const NamedMatrix& m, int threads) {
   }
 }
 
+// The alpha/beta cases of the kernel contract, each run twice on one plan (nothing may leak between runs).
+template <class T>
+void check_alpha_beta_on(const KernelInfo& k, const NamedMatrix& m, int threads) {
+  SCOPED_TRACE("matrix " + m.name + ", " + std::string(to_string(precision_of<T>())) + ", threads " +
+               std::to_string(threads));
+  const Csr<T> a = csr_cast<T>(m.a);
+  PlanOptions po;
+  po.threads = threads;
+  std::unique_ptr<SpmvPlan<T>> plan;
+  try {
+    plan = k.factory<T>()(a, po);
+  } catch (const NotApplicable&) {
+    return;  // refusing a matrix at plan time is allowed (the test above covers that it says so)
+  }
+  struct Case {
+    double alpha, beta;
+    bool poison_y;  // y starts as NaN: with beta == 0 it must not be read
+  };
+  for (const Case& c : {Case{1, 0, true}, Case{-0.5, 2, false}, Case{0, 1, false}})
+    for (int trial = 0; trial < 2; ++trial) {
+      const std::uint64_t seed = fresh_seed();
+      const auto xd = random_vector(a.cols, seed);
+      const auto yd = random_vector(a.rows, seed + 1);
+      const std::vector<T> x(xd.begin(), xd.end());
+      std::vector<T> y0(yd.begin(), yd.end());
+      if (c.poison_y) y0.assign(y0.size(), std::numeric_limits<T>::quiet_NaN());
+      std::vector<T> y = y0;
+      run_on_host(*plan, T(c.alpha), x, T(c.beta), y);
+      const std::string what = k.name + " alpha " + std::to_string(c.alpha) + " beta " + std::to_string(c.beta) +
+                               ", x seed " + std::to_string(seed);
+      if (count_bad_axpby_rows(a, x, y0, T(c.alpha), T(c.beta), y, what) > 0) return;
+    }
+}
+
 class AllKernels : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(AllKernels, MatchesSerialDoubleReference) {
@@ -64,6 +102,20 @@ TEST_P(AllKernels, MatchesSerialDoubleReference) {
     for (int th : thread_counts) {
       check_kernel_on<float>(*k, m, th);
       check_kernel_on<double>(*k, m, th);
+    }
+}
+
+TEST_P(AllKernels, AlphaBetaMatchSerialDoubleReference) {
+  const KernelInfo* k = registry().find(GetParam());
+  ASSERT_NE(k, nullptr);
+  if (k->backend == Backend::cuda && gpu_count() == 0)
+    GTEST_SKIP() << "no CUDA device on this machine: " << k->name << " compiled but not run";
+  // One thread, and three so that a partition leaves rows split between threads.
+  const std::vector<int> thread_counts = k->parallel ? std::vector<int>{1, 3} : std::vector<int>{1};
+  for (const auto& m : matrices())
+    for (int th : thread_counts) {
+      check_alpha_beta_on<float>(*k, m, th);
+      check_alpha_beta_on<double>(*k, m, th);
     }
 }
 
