@@ -10,9 +10,24 @@
 #include <string>
 #include <vector>
 
+#include "common/test_matrices.hpp"
 #include "spkit/formats/csr.hpp"
 
 namespace spkit::test {
+
+// x and y0 of one alpha/beta check, random from `seed`; y0 is all NaN when beta == 0 (it must not be read).
+template <class T>
+struct AxpbyOperands {
+  std::vector<T> x, y0;
+};
+template <class T>
+AxpbyOperands<T> axpby_operands(const Csr<T>& a, T beta, std::uint64_t seed) {
+  const auto xd = random_vector(a.cols, seed);
+  const auto yd = random_vector(a.rows, seed + 1);
+  AxpbyOperands<T> o{std::vector<T>(xd.begin(), xd.end()), std::vector<T>(yd.begin(), yd.end())};
+  if (beta == T(0)) o.y0.assign(o.y0.size(), std::numeric_limits<T>::quiet_NaN());
+  return o;
+}
 
 inline double rounding_gamma(double n, double unit_roundoff) {
   const double nu = n * unit_roundoff;

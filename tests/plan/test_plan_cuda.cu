@@ -40,11 +40,7 @@ template <class T>
 void check_cuda_plan(Plan<T>& plan, const Csr<T>& a, const std::string& what) {
   for (const auto& c : kCoeffs) {
     const T alpha = T(c[0]), beta = T(c[1]);
-    const std::uint64_t seed = fresh_seed();
-    const auto xd = random_vector(a.cols, seed);
-    const auto yd = random_vector(a.rows, seed + 1);
-    std::vector<T> x(xd.begin(), xd.end()), y0(yd.begin(), yd.end());
-    if (beta == T(0)) y0.assign(y0.size(), std::numeric_limits<T>::quiet_NaN());
+    const auto [x, y0] = axpby_operands(a, beta, fresh_seed());
     const std::string tag = what + " alpha " + std::to_string(c[0]) + " beta " + std::to_string(c[1]);
     // Host pointers.
     std::vector<T> y = y0;
@@ -97,11 +93,7 @@ void check_stream_overload() {
   ASSERT_EQ(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), cudaSuccess);
   for (const auto& c : kCoeffs) {
     const T alpha = T(c[0]), beta = T(c[1]);
-    const std::uint64_t seed = fresh_seed();
-    const auto xd = random_vector(a.cols, seed);
-    const auto yd = random_vector(a.rows, seed + 1);
-    std::vector<T> x(xd.begin(), xd.end()), y0(yd.begin(), yd.end());
-    if (beta == T(0)) y0.assign(y0.size(), std::numeric_limits<T>::quiet_NaN());
+    const auto [x, y0] = axpby_operands(a, beta, fresh_seed());
     const std::string tag = plan.kernel() + " on a stream, alpha " + std::to_string(c[0]) + " beta " +
                             std::to_string(c[1]);
     DeviceVector<T> dx(x), dy(y0);

@@ -62,4 +62,15 @@ inline const std::vector<int>& long_row_thread_counts() {
   return counts;
 }
 
+// `kernel` on long_rows_matrix() at every count of long_row_thread_counts().
+template <class T>
+void expect_valid_on_long_rows(const char* kernel) {
+  const Csr<double> a = long_rows_matrix();
+  for (int th : long_row_thread_counts()) {
+    PlanOptions po;
+    po.threads = th;
+    expect_valid<T>(kernel, a, po);
+  }
+}
+
 }  // namespace spkit::test

@@ -7,14 +7,7 @@
 namespace spkit::test {
 namespace {
 
-TEST(CpuBmSparseKernels, LongRowsAndManyThreadCounts) {
-  const auto a = long_rows_matrix();
-  for (int th : long_row_thread_counts()) {
-    PlanOptions po;
-    po.threads = th;
-    expect_valid<double>("cpu.bmsparse.omp", a, po);
-  }
-}
+TEST(CpuBmSparseKernels, LongRowsAndManyThreadCounts) { expect_valid_on_long_rows<double>("cpu.bmsparse.omp"); }
 
 TEST(CpuBmSparseKernels, BytesMoved) {
   const Csr<double> a = small_bytes_matrix();

@@ -3,7 +3,6 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <limits>
 #include <random>
 #include <string>
 #include <vector>
@@ -29,14 +28,9 @@ TEST(CpuPartition, NnzBalancedRowsDropsEmptyRangesAndCoversAllRows) {
 }
 
 TEST(CpuSpkitKernel, LongRowsSpanningThreadsAndManyThreadCounts) {
-  const auto a = long_rows_matrix();
-  for (int th : long_row_thread_counts()) {
-    PlanOptions po;
-    po.threads = th;
-    expect_valid<double>("cpu.csr.omp.spkit", a, po);
-    expect_valid<float>("cpu.csr.omp.spkit", a, po);
-    expect_valid<double>("cpu.csr.omp.nnz_balanced", a, po);
-  }
+  expect_valid_on_long_rows<double>("cpu.csr.omp.spkit");
+  expect_valid_on_long_rows<float>("cpu.csr.omp.spkit");
+  expect_valid_on_long_rows<double>("cpu.csr.omp.nnz_balanced");
 }
 
 // Rows split between merge-path shares get alpha and beta once: the carries and the finishing share's head
@@ -49,9 +43,7 @@ TEST(CpuSpkitKernel, AlphaBetaOnRowsSpanningShares) {
     auto plan = registry().find("cpu.csr.omp.spkit")->make_f64(a, po);
     for (const double beta : {0.0, 2.0}) {
       const std::uint64_t seed = fresh_seed();
-      const std::vector<double> x = random_vector(a.cols, seed);
-      std::vector<double> y0 = random_vector(a.rows, seed + 1);
-      if (beta == 0) y0.assign(y0.size(), std::numeric_limits<double>::quiet_NaN());
+      const auto [x, y0] = axpby_operands(a, beta, seed);
       std::vector<double> y = y0;
       plan->run(-0.5, x.data(), beta, y.data(), Stream{});
       expect_axpby_product(a, x, y0, -0.5, beta, y,

@@ -7,14 +7,7 @@
 namespace spkit::test {
 namespace {
 
-TEST(CpuHybKernels, LongRowsAndManyThreadCounts) {
-  const auto a = long_rows_matrix();
-  for (int th : long_row_thread_counts()) {
-    PlanOptions po;
-    po.threads = th;
-    expect_valid<double>("cpu.hyb.omp", a, po);
-  }
-}
+TEST(CpuHybKernels, LongRowsAndManyThreadCounts) { expect_valid_on_long_rows<double>("cpu.hyb.omp"); }
 
 }  // namespace
 }  // namespace spkit::test
