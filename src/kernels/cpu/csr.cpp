@@ -56,7 +56,8 @@ class CsrNnzBalanced : public CpuSpmvPlan<T> {
       {
         const int nt = omp_get_num_threads();
         for (int r = omp_get_thread_num(); r < ranges; r += nt)
-          for (std::int64_t i = cut_[r]; i < cut_[r + 1]; ++i) out.write(y[i], row_dot(val, col, ptr[i], ptr[i + 1], x));
+          for (std::int64_t i = cut_[r]; i < cut_[r + 1]; ++i)
+            out.write(y[i], row_dot(val, col, ptr[i], ptr[i + 1], x));
       }
     });
   }

@@ -1,7 +1,8 @@
 // Comparison kernel ref.librsb: librsb's recursive sparse blocks (a quad-tree of COO/CSR leaves
-// sized for the caches), assembled from CSR at plan time; run() is rsb_spmv, which takes alpha and beta. Debian's librsb is
-// built with float, double and the two complex types (rsb_types.h: RSB_HAVE_TYPE_FLOAT/DOUBLE), so
-// both of spkit's precisions apply; a build lacking one makes that precision NotApplicable.
+// sized for the caches), assembled from CSR at plan time; run() is rsb_spmv, which takes alpha and beta.
+// Debian's librsb is built with float, double and the two complex types (rsb_types.h:
+// RSB_HAVE_TYPE_FLOAT/DOUBLE), so both of spkit's precisions apply; a build lacking one makes that
+// precision NotApplicable.
 #include <rsb.h>
 
 #include <algorithm>
