@@ -52,24 +52,30 @@ inline T row_dot(const T* __restrict val, const std::int32_t* __restrict col, Of
   return sum;
 }
 
-// The epilogue of y = alpha*A*x + beta*y, applied where a kernel writes a row's finished sum. Whether y
-// is read is a template parameter, fixed once per run by with_epilogue, so no row loop carries the beta
-// branch; with beta == 0, y is only written (a NaN in y never meets 0 * NaN).
-template <class T, bool ReadY>
+// The epilogue of y = alpha*A*x + beta*y, applied where a kernel writes a row's finished sum. Which form
+// it takes is a template parameter, fixed once per run by with_epilogue, so no row loop carries the
+// alpha/beta branches: `assign` (alpha = 1, beta = 0: the plain product, not one instruction more than
+// y = A x), `scale` (beta = 0) and `axpby`. Only `axpby` reads y, so a NaN in y never meets 0 * NaN.
+enum class EpilogueKind { assign, scale, axpby };
+
+template <class T, EpilogueKind Kind>
 struct Epilogue {
+  static constexpr bool reads_y = Kind == EpilogueKind::axpby;
   T alpha, beta;
   void write(T& yi, T sum) const {
-    if constexpr (ReadY) yi = alpha * sum + beta * yi;
-    else yi = alpha * sum;
+    if constexpr (Kind == EpilogueKind::assign) yi = sum;
+    else if constexpr (Kind == EpilogueKind::scale) yi = alpha * sum;
+    else yi = alpha * sum + beta * yi;
   }
 };
 
-// Calls body(Epilogue<T, false>) when beta == 0, else body(Epilogue<T, true>): the row loop inside
-// `body` (a generic lambda) is compiled once for each case.
+// Calls body(Epilogue<T, kind>) with the kind alpha and beta ask for: the row loop inside `body` (a
+// generic lambda) is compiled once for each.
 template <class T, class Body>
 inline void with_epilogue(T alpha, T beta, Body&& body) {
-  if (beta == T(0)) body(Epilogue<T, false>{alpha, beta});
-  else body(Epilogue<T, true>{alpha, beta});
+  if (beta != T(0)) body(Epilogue<T, EpilogueKind::axpby>{alpha, beta});
+  else if (alpha != T(1)) body(Epilogue<T, EpilogueKind::scale>{alpha, beta});
+  else body(Epilogue<T, EpilogueKind::assign>{alpha, beta});
 }
 
 // 64-byte aligned array whose pages are not touched on allocation, so the threads that first write

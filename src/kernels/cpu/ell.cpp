@@ -48,21 +48,25 @@ class EllSerialRowOrder : public CpuSpmvPlan<T> {
   Ell<T> e_;
 };
 
-// Column-major ELL walked column by column: acc[i] += A(i, k) x over all rows for each k, so the inner
+// Column-major ELL walked column by column: sum[i] += A(i, k) x over all rows for each k, so the inner
 // loop runs over consecutive rows (unit-stride values and indices, vectorised across rows). The sums
-// build up in the plan's own array (y keeps beta's input until the last column writes it).
+// build up in y itself when beta == 0 (y is only output), else in the plan's own array, so that y keeps
+// beta's input until the last column writes it.
 template <class T>
 class EllSerialColOrder : public CpuSpmvPlan<T> {
  public:
   EllSerialColOrder(const Csr<T>& a, const PlanOptions& o)
-      : e_(csr_to_ell(a, Layout::col_major, FormatLimits{o.memory_budget_bytes})),
-        acc_(static_cast<std::size_t>(e_.width > 1 ? e_.rows : 0)) {}
+      : e_(csr_to_ell(a, Layout::col_major, FormatLimits{o.memory_budget_bytes})) {}
   void run(T alpha, const T* __restrict x, T beta, T* __restrict y, Stream) override {
     const std::int64_t rows = e_.rows, w = e_.width;
     const std::int32_t* __restrict col = e_.col_idx.data();
     const T* __restrict val = e_.values.data();
-    T* __restrict acc = acc_.data();
     cpu::with_epilogue(alpha, beta, [&](auto out) {
+      T* acc = y;  // may be y itself: no __restrict
+      if constexpr (decltype(out)::reads_y) {
+        if (w > 1 && acc_.size() != static_cast<std::size_t>(rows)) acc_.resize(static_cast<std::size_t>(rows));
+        acc = acc_.data();
+      }
       if (w == 0) {
         for (std::int64_t i = 0; i < rows; ++i) out.write(y[i], T(0));
         return;
@@ -98,7 +102,7 @@ class EllSerialColOrder : public CpuSpmvPlan<T> {
 
  private:
   Ell<T> e_;
-  std::vector<T> acc_;  // sums over the columns before the last (width > 1)
+  std::vector<T> acc_;  // with beta != 0: sums over the columns before the last (made on first need)
 };
 
 template <class T>
