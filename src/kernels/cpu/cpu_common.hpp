@@ -60,6 +60,7 @@ enum class EpilogueKind { assign, scale, axpby };
 
 template <class T, EpilogueKind Kind>
 struct Epilogue {
+  static constexpr EpilogueKind kind = Kind;
   static constexpr bool reads_y = Kind == EpilogueKind::axpby;
   T alpha, beta;
   void write(T& yi, T sum) const {
