@@ -1,7 +1,8 @@
-// spkit spmv FILE [--kernel NAME|GLOB|all] [--device cpu|gpu|all] [--precision float|double|both]
+// spkit spmv FILE [--kernel NAME|GLOB|all] [--device cpu|gpu|all] [--precision float|double|both|LIST]
 //                 [--threads N[,N...]] [--reps R] [--warmup W] [--x XFILE] [--y-out YFILE] [--seed S] [--json]
 // One row per kernel x precision x threads: timing, rates, speedup, validation. Exit code 2 when any
 // kernel FAILED validation (1 for errors, as everywhere).
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
@@ -10,13 +11,13 @@
 #include <string>
 #include <vector>
 
-
 #include "commands.hpp"
 #include "spkit/harness/results.hpp"
 #include "spkit/harness/runner.hpp"
 #include "spkit/error.hpp"
 #include "spkit/io/matrix_market.hpp"
 #include "spkit/io/vector.hpp"
+#include "spkit/precision.hpp"
 
 namespace spkit::cli {
 
@@ -56,6 +57,14 @@ std::vector<int> parse_threads(const std::string& s) {
   return out;
 }
 
+// The precisions of --precision (every spelling spkit::parse_precisions accepts), float rows first as
+// spmv has always printed them, whatever order the list names them in.
+std::vector<Precision> spmv_precisions(const std::string& text) {
+  std::vector<Precision> precisions = parse_precisions(text);
+  std::stable_partition(precisions.begin(), precisions.end(), [](Precision p) { return p == Precision::f32; });
+  return precisions;
+}
+
 void print_table(const std::vector<SpmvResult>& rows) {
   std::printf("%-30s %-8s %-4s %-6s %3s %10s %10s %10s %8s %8s %7s %6s %9s %9s %-7s %s\n", "kernel", "format",
               "bknd", "prec", "thr", "conv_ms", "median_ms", "mean_ms", "GFLOPS", "eff_GB/s", "speedup", "eff",
@@ -84,9 +93,7 @@ int run_spmv_command(const SpmvArgs& args) {
   SpmvRunOptions opts;
   opts.kernels = args.kernel;
   opts.device = args.device == "cpu" ? DeviceSelect::cpu : args.device == "gpu" ? DeviceSelect::gpu : DeviceSelect::all;
-  if (args.precision == "float") opts.precisions = {Precision::f32};
-  else if (args.precision == "both") opts.precisions = {Precision::f32, Precision::f64};
-  else opts.precisions = {Precision::f64};
+  opts.precisions = spmv_precisions(args.precision);
   opts.threads = parse_threads(args.threads);
   opts.timing.reps = args.reps;
   opts.timing.warmup = args.warmup;
@@ -164,8 +171,16 @@ void add_spmv_command(CLI::App& app) {
   cmd->add_option("--device", args->device, "cpu, gpu or all")
       ->check(CLI::IsMember({"cpu", "gpu", "all"}))
       ->capture_default_str();
-  cmd->add_option("--precision", args->precision, "float, double or both")
-      ->check(CLI::IsMember({"float", "double", "both"}))
+  cmd->add_option("--precision", args->precision,
+                  "float, double or both (also f32/fp32/single, f64/fp64, or a comma-separated list)")
+      ->check([](const std::string& text) {  // refused at parse time, before the matrix is read
+        try {
+          parse_precisions(text);
+          return std::string();
+        } catch (const Error& e) {
+          return std::string(e.what());
+        }
+      })
       ->capture_default_str();
   cmd->add_option("--threads", args->threads, "thread counts for parallel kernels, e.g. 1,2,4 (default: all)");
   cmd->add_option("--reps", args->reps, "timed runs")->check(CLI::PositiveNumber)->capture_default_str();

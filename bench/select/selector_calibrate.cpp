@@ -11,7 +11,7 @@
 
 #include "spkit/harness/suite.hpp"
 #include "spkit/gen.hpp"
-#include "spkit/plan.hpp"
+#include "spkit/select.hpp"
 #include "spkit/stats.hpp"
 
 int main(int argc, char** argv) {
@@ -26,14 +26,13 @@ int main(int argc, char** argv) {
     const double isolated = s.nnz ? static_cast<double>(s.bm_block_histogram[1]) / static_cast<double>(s.nnz) : 0;
     for (Backend b : {Backend::cpu, Backend::cuda}) {
       for (Precision p : {Precision::f64, Precision::f32}) {
-        SelectOptions o;
+        PlanSettings o;
         o.backend = b;
-        o.precision = p;
         o.threads = 16;
         o.expected_products = products;
         Selection sel;
         try {
-          sel = select_kernel(s, o);
+          sel = select_kernel(s, o, p);
         } catch (const std::exception& e) {
           std::fprintf(stderr, "%s %s: %s\n", m.name.c_str(), std::string(to_string(b)).c_str(), e.what());
           continue;

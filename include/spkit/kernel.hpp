@@ -65,10 +65,6 @@ template <class T>
 class CpuSpmvPlan : public SpmvPlan<T> {
  public:
   Backend backend() const final { return Backend::cpu; }
-  // TRANSITIONAL: kernels not yet converted override this y = A x form; the adapter below accepts only
-  // alpha = 1, beta = 0. Converted kernels override run(alpha, x, beta, y, stream) instead.
-  virtual void run(const T* x, T* y);
-  void run(T alpha, const T* x, T beta, T* y, Stream stream) override;
 };
 
 template <class T>
@@ -76,11 +72,11 @@ using PlanFactory = std::function<std::unique_ptr<SpmvPlan<T>>(const Csr<T>& a, 
 
 struct MatrixStats;  // spkit/stats.hpp
 
-// What the auto-selector (spkit/plan.hpp: select_kernel) knows of a kernel on a matrix without running
+// What the auto-selector (spkit/select.hpp: select_kernel) knows of a kernel on a matrix without running
 // it: the bytes one product moves in this kernel's own format, and the fraction of the device's
 // measured copy bandwidth this kernel reaches on such a matrix (from measurements: docs/perf/).
 // Predicted time = bytes / (efficiency * copy bandwidth) + launch_us. Kernels with no cost model are
-// never picked by "auto" (baselines, seed kernels kept for comparison).
+// never picked by "auto" (baselines, kernels kept for comparison).
 struct CostEstimate {
   bool applicable = false;        // false: the kernel refuses or is pointless on this matrix
   std::uint64_t bytes = 0;        // bytes one product moves (format arrays, x, y), honestly counted

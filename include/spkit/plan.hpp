@@ -11,54 +11,19 @@
 //   plan.apply(x, y);                    // y = A x       (x, y host or device pointers)
 //   plan.apply(x, y, 2.0, 1.0);          // y = 2 A x + y
 //
-// The selector (select_kernel) reads cheap statistics of the matrix (spkit/stats.hpp) and the number of
-// products the caller expects, so that a conversion that costs more than it saves is not chosen.
+// The selector (spkit/select.hpp: select_kernel) reads cheap statistics of the matrix (spkit/stats.hpp)
+// and the number of products the caller expects, so that a conversion that costs more than it saves is
+// not chosen. Each apply is one kernel run computing alpha*A*x + beta*y directly: no scratch vector, no
+// second pass.
 #include <cstdint>
 #include <memory>
 #include <string>
-#include <vector>
 
 #include "spkit/formats/csr.hpp"
 #include "spkit/kernel.hpp"
-#include "spkit/stats.hpp"
+#include "spkit/select.hpp"
 
 namespace spkit {
-
-struct SelectOptions {
-  Backend backend = Backend::cpu;
-  Precision precision = Precision::f64;
-  int threads = 0;                       // CPU threads (0: all the process may use)
-  int device = 0;                        // CUDA device ordinal
-  std::int64_t expected_products = 100;  // how many products the caller will run with this plan
-};
-
-struct KernelEstimate {
-  std::string kernel;
-  bool applicable = false;  // false: its cost model refuses the matrix (note says why); never picked
-  double spmv_ms = 0;     // predicted time of one product
-  double convert_ms = 0;  // predicted plan (conversion, upload) time
-  std::string note;       // why it was ruled out or how it was costed
-};
-
-struct Selection {
-  std::string kernel;                    // the registry name picked
-  PlanOptions options;                   // its parameters (threads, hack size, ...)
-  std::string reason;                    // one line a user can read: which statistics decided
-  std::vector<KernelEstimate> candidates;  // every candidate considered, best first
-};
-
-// Picks format, kernel and parameters from the matrix's statistics without running any kernel.
-Selection select_kernel(const MatrixStats& stats, const SelectOptions& opts);
-template <class T>
-Selection select_kernel(const Csr<T>& a, const SelectOptions& opts);
-
-struct PlanSettings {
-  std::string kernel = "auto";           // "auto" or a registry name for `backend`
-  Backend backend = Backend::cpu;
-  int threads = 0;                       // CPU threads (0: all the process may use)
-  int device = 0;
-  std::int64_t expected_products = 100;  // passed to the selector
-};
 
 template <class T>
 class Plan {
@@ -74,8 +39,13 @@ class Plan {
 
   // y = alpha*A*x + beta*y. x has cols() and y rows() elements. For a CUDA plan, x and y may be host
   // or device pointers (both of one kind); for a CPU plan they must be host pointers. With beta == 0,
-  // y is not read (it may hold NaN).
+  // y is not read (it may hold NaN). Returns when y is written, except for a CUDA plan on device
+  // pointers, whose product runs asynchronously on the legacy default stream.
   void apply(const T* x, T* y, T alpha = T(1), T beta = T(0));
+  // The same on a CUDA stream (a cudaStream_t in Stream::handle). Device pointers: the product is
+  // enqueued on `stream` and apply returns without synchronizing. Host pointers: the copies and the
+  // product are enqueued on `stream`, which apply then synchronizes. CPU plans ignore the stream.
+  void apply(const T* x, T* y, T alpha, T beta, Stream stream);
 
   std::int64_t rows() const;
   std::int64_t cols() const;

@@ -18,7 +18,7 @@
 #include "spkit/error.hpp"
 #include "harness/row_failure.hpp"
 #include "median.hpp"
-#include "spkit/plan.hpp"
+#include "spkit/select.hpp"
 #include "spkit/stats.hpp"
 #include "spkit/validate.hpp"
 #include "tuning.hpp"
@@ -356,13 +356,12 @@ std::vector<SpmvResult> run_spmv(const Registry& reg, const Csr<double>& a, cons
     for (Backend b : auto_backends) {
       const std::vector<int> threads = b == Backend::cpu ? thread_counts : std::vector<int>{1};
       for (int t : threads) {
-        SelectOptions so;
+        PlanSettings so;
         so.backend = b;
-        so.precision = p;
         so.threads = t;
         so.expected_products = opts.expected_products;
         const auto t0 = std::chrono::steady_clock::now();
-        auto sel = std::make_unique<Selection>(select_kernel(auto_stats, so));
+        auto sel = std::make_unique<Selection>(select_kernel(auto_stats, so, p));
         const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
         const KernelInfo* k = reg.find(sel->kernel);
         if (!k) k = registry().find(sel->kernel);

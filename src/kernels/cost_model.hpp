@@ -10,6 +10,7 @@
 
 #include "spkit/kernel.hpp"
 #include "spkit/stats.hpp"
+#include "tuning.hpp"
 
 namespace spkit::cost {
 
@@ -52,11 +53,10 @@ inline double with_long_row(double eff, std::uint64_t bytes, double long_row_byt
 
 // x gathers the format's bytes do not count: a non-zero alone in its 8x8 block (bm_block_histogram[1])
 // shares no 32-byte sector (GPU) or 64-byte line (CPU) of x with a neighbour, so its gather moves far more
-// than one value. Extra bytes per such non-zero: 12 on the GPU (fitted on the H100: on random rows every
-// kernel reached ~50% / ~36% of copy over its own bytes in fp64 / fp32), 64 on the CPU (one line; the
-// DRAM-resident case). docs/perf/selector.md.
+// than one value: the extra bytes per such non-zero of src/tuning.hpp (fitted / measured there).
 inline double isolated_gather_bytes(const MatrixStats& s, Backend b) {
-  return static_cast<double>(s.bm_block_histogram[1]) * (b == Backend::cuda ? 12.0 : 64.0);
+  return static_cast<double>(s.bm_block_histogram[1]) *
+         (b == Backend::cuda ? tuning::kGpuIsolatedGatherBytes : tuning::kCpuIsolatedGatherBytes);
 }
 // Folds those gathers into an efficiency over `bytes`: time = (bytes + gathers) / (eff x bandwidth).
 inline double with_gathers(double eff, std::uint64_t bytes, const MatrixStats& s, Backend b) {

@@ -1,11 +1,11 @@
 // The plan-once API (spkit/plan.hpp): pick or look up a kernel, build its SpmvPlan once, then apply
-// y = alpha*A*x + beta*y on host or device pointers.
+// y = alpha*A*x + beta*y on host or device pointers: one run of the kernel, which computes alpha and
+// beta itself (no scratch vector, no second pass).
 #include "spkit/plan.hpp"
 
 #include <omp.h>
 
 #include <chrono>
-#include <cmath>
 #include <string>
 #include <vector>
 
@@ -41,7 +41,7 @@ const KernelInfo& named_kernel(const std::string& name, Backend backend) {
 }
 
 #ifdef SPKIT_HAVE_CUDA
-// A device array owned by the plan (x, y and the product's scratch for host-pointer applies).
+// A device array owned by the plan (x and y for host-pointer applies).
 class DeviceArray {
  public:
   DeviceArray() = default;
@@ -77,19 +77,13 @@ struct Plan<T>::Impl {
   std::int64_t rows = 0, cols = 0;
   Backend backend = Backend::cpu;
   int device = 0;
-  int threads = 1;  // the CPU plan's threads, also for the alpha/beta pass
   Selection selection;
   std::unique_ptr<SpmvPlan<T>> spmv;
   double plan_ms = 0;
-  std::vector<T> host_scratch;  // A x before the axpby when beta != 0 (CPU plans), allocated on first need
 #ifdef SPKIT_HAVE_CUDA
-  DeviceArray dx, dy, dscratch;  // host-pointer applies: x and y on the device (made on first need)
-  DeviceArray dscratch_user;     // device-pointer applies with beta != 0: A x before the axpby
-#endif
+  DeviceArray dx, dy;  // host-pointer applies: x and y on the device (made on first need)
 
-  void apply_host(const T* x, T* y, T alpha, T beta);
-#ifdef SPKIT_HAVE_CUDA
-  void apply_cuda(const T* x, T* y, T alpha, T beta);
+  void apply_cuda(const T* x, T* y, T alpha, T beta, Stream stream);
 #endif
 };
 
@@ -104,19 +98,14 @@ Plan<T>::Plan(const Csr<T>& a, const PlanSettings& settings) : impl_(std::make_u
   if (settings.threads < 0) throw Error("Plan: threads must be >= 0 (0: all the process may use)");
   if (settings.expected_products < 1) throw Error("Plan: expected_products must be >= 1");
   const int threads = settings.threads > 0 ? settings.threads : omp_get_max_threads();
-  p.threads = threads;
 
   PlanOptions options;
   options.threads = threads;
   options.device = settings.device;
   if (settings.kernel == "auto") {
-    SelectOptions so;
-    so.backend = settings.backend;
-    so.precision = precision_of<T>();
-    so.threads = threads;
-    so.device = settings.device;
-    so.expected_products = settings.expected_products;
-    p.selection = select_kernel(a, so);
+    PlanSettings resolved = settings;
+    resolved.threads = threads;
+    p.selection = select_kernel(a, resolved);
     // The cost model cannot foresee everything (device memory, a kernel's own limits): when the pick
     // refuses at plan time, the next candidate is planned, and the reason says so.
     std::vector<std::string> order{p.selection.kernel};
@@ -157,28 +146,9 @@ Plan<T>::Plan(Plan&&) noexcept = default;
 template <class T>
 Plan<T>& Plan<T>::operator=(Plan&&) noexcept = default;
 
-template <class T>
-void Plan<T>::Impl::apply_host(const T* x, T* y, T alpha, T beta) {
-  const std::int64_t n = rows;
-  if (beta == T(0)) {
-    // y is only written: the product goes straight into y, then one scaling pass if alpha != 1.
-    spmv->run(1, x, 0, y, spkit::Stream{});
-    if (alpha != T(1)) {
-#pragma omp parallel for schedule(static) num_threads(threads)
-      for (std::int64_t i = 0; i < n; ++i) y[i] *= alpha;
-    }
-    return;
-  }
-  host_scratch.resize(static_cast<std::size_t>(n));
-  T* t = host_scratch.data();
-  spmv->run(1, x, 0, t, spkit::Stream{});
-#pragma omp parallel for schedule(static) num_threads(threads)
-  for (std::int64_t i = 0; i < n; ++i) y[i] = alpha * t[i] + beta * y[i];
-}
-
 #ifdef SPKIT_HAVE_CUDA
 template <class T>
-void Plan<T>::Impl::apply_cuda(const T* x, T* y, T alpha, T beta) {
+void Plan<T>::Impl::apply_cuda(const T* x, T* y, T alpha, T beta, Stream stream) {
   if (rows == 0) return;  // nothing to write
   plan_device::select_device(device);
   const std::size_t xb = static_cast<std::size_t>(cols) * sizeof(T), yb = static_cast<std::size_t>(rows) * sizeof(T);
@@ -189,43 +159,33 @@ void Plan<T>::Impl::apply_cuda(const T* x, T* y, T alpha, T beta) {
     throw Error("Plan::apply: x and y must both be host or both be device pointers (x is " +
                 std::string(kx == plan_device::PointerKind::host ? "host" : "device") + ", y is " +
                 std::string(ky == plan_device::PointerKind::host ? "host" : "device") + ")");
-  const bool plain = alpha == T(1) && beta == T(0);
-  if (kx == plan_device::PointerKind::device) {
-    // Device pointers: no copies. With beta != 0 the product goes to scratch, then one fused pass.
-    if (beta == T(0)) {
-      spmv->run(1, x, 0, y, spkit::Stream{});
-      if (!plain) plan_device::axpby<T>(rows, alpha, y, T(0), y);
-      return;
-    }
-    if (dscratch_user.empty()) dscratch_user = DeviceArray(yb, "plan scratch (A x)");
-    spmv->run(1, x, 0, dscratch_user.as<T>(), spkit::Stream{});
-    plan_device::axpby<T>(rows, alpha, dscratch_user.as<T>(), beta, y);
+  if (kx == plan_device::PointerKind::device) {  // no copies, nothing waited for
+    spmv->run(alpha, x, beta, y, stream);
     return;
   }
-  // Host pointers: x (and y when it is read) go up through buffers allocated once, y comes back.
+  // Host pointers: x (and y when beta reads it) go up through buffers allocated once, y comes back.
   if (dx.empty()) dx = DeviceArray(xb, "plan x");
   if (dy.empty()) dy = DeviceArray(yb, "plan y");
-  plan_device::upload(dx.as<T>(), x, xb);
-  if (beta == T(0)) {
-    spmv->run(1, dx.as<T>(), 0, dy.as<T>(), spkit::Stream{});
-    if (!plain) plan_device::axpby<T>(rows, alpha, dy.as<T>(), T(0), dy.as<T>());
-  } else {
-    if (dscratch.empty()) dscratch = DeviceArray(yb, "plan scratch (A x)");
-    plan_device::upload(dy.as<T>(), y, yb);
-    spmv->run(1, dx.as<T>(), 0, dscratch.as<T>(), spkit::Stream{});
-    plan_device::axpby<T>(rows, alpha, dscratch.as<T>(), beta, dy.as<T>());
-  }
-  plan_device::download(y, dy.as<T>(), yb);  // synchronizes: a fault in the product surfaces here
+  plan_device::upload(dx.as<T>(), x, xb, stream);
+  if (beta != T(0)) plan_device::upload(dy.as<T>(), y, yb, stream);
+  spmv->run(alpha, dx.as<T>(), beta, dy.as<T>(), stream);
+  plan_device::download(y, dy.as<T>(), yb, stream);
+  plan_device::synchronize(stream);  // y is the caller's once apply returns; a fault surfaces here
 }
 #endif
 
 template <class T>
 void Plan<T>::apply(const T* x, T* y, T alpha, T beta) {
+  apply(x, y, alpha, beta, Stream{});
+}
+
+template <class T>
+void Plan<T>::apply(const T* x, T* y, T alpha, T beta, Stream stream) {
   Impl& p = *impl_;
   if ((p.cols > 0 && !x) || (p.rows > 0 && !y)) throw Error("Plan::apply: null x or y");
-  if (p.backend == Backend::cpu) return p.apply_host(x, y, alpha, beta);
+  if (p.backend == Backend::cpu) return p.spmv->run(alpha, x, beta, y, stream);
 #ifdef SPKIT_HAVE_CUDA
-  return p.apply_cuda(x, y, alpha, beta);
+  return p.apply_cuda(x, y, alpha, beta, stream);
 #else
   throw DeviceError("Plan::apply", "this build of spkit has no CUDA support");
 #endif

@@ -6,15 +6,11 @@
 // Predicted time of one product = bytes / (efficiency x copy bandwidth) + launch, all three from the
 // kernel's CostModel (its own format's bytes; the efficiency it reaches on such a matrix, x gathers of
 // scattered columns included, see cost::with_gathers in src/kernels/cost_model.hpp; fixed costs).
-//  * copy bandwidth: GPU: the device's theoretical bandwidth (memory clock x bus width) x 0.847, the
-//    ratio measured on the H100 (2838 GB/s copy of 3352 peak); 2840 GB/s when no device is known (the
-//    H100's measurement). CPU: 6.5 GB/s per thread up to 80 GB/s (2 threads here: 13 GB/s, the STREAM
-//    copy figure of this box; 16 threads on the device host: 80 GB/s measured), a fixed default so that
-//    the choice is deterministic and costs no measurement.
-//  * conversion: convert_bytes at a fixed rate per backend, measured once from plan times: 2.5 GB/s on
-//    both (CPU: median over the conversions of cpu.ell/hll/hyb.omp on 9 generated matrices on the 2-core
-//    dev box; GPU: median over ELL, HLL, HYB and bmSparse on the H100 large bench, plan time minus the
-//    upload-only plan time of cuda.csr.subwarp). docs/perf/selector.md.
+//  * copy bandwidth: GPU: the device's theoretical bandwidth (memory clock x bus width) scaled by the
+//    copy/peak ratio measured on the H100, or the H100's copy figure when no device is known. CPU: a
+//    fixed per-thread figure up to a cap, so that the choice is deterministic and costs no measurement.
+//  * conversion: convert_bytes at a fixed rate per backend, measured once from plan times.
+// The figures and where they were measured: src/tuning.hpp, "Auto-selection"; docs/perf/selector.md.
 #include <omp.h>
 
 #include <algorithm>
@@ -27,20 +23,17 @@
 #include "spkit/config.hpp"
 #include "spkit/device.hpp"
 #include "spkit/error.hpp"
-#include "spkit/plan.hpp"
+#include "spkit/select.hpp"
+#include "tuning.hpp"
 #ifdef SPKIT_HAVE_CUDA
-#include "plan/plan_device.hpp"
+#include "select/gpu_peak_bandwidth.hpp"
 #endif
 
 namespace spkit {
 namespace {
 
-constexpr double kH100CopyGBs = 2840;          // measured (docs/perf/cuda.md): the default without a device
-constexpr double kCopyOfPeak = 2838.0 / 3352;  // H100: measured copy / theoretical bandwidth
-constexpr double kCpuCopyGBsPerThread = 6.5;
-constexpr double kCpuCopyGBsMax = 80;
-constexpr double kCpuConvertGBs = 2.5;         // host conversion: convert_bytes per second (measured)
-constexpr double kCudaConvertGBs = 2.5;        // GPU plans: the same, upload and device-side conversion
+using tuning::kCpuConvertGBs;
+using tuning::kCudaConvertGBs;
 
 struct Bandwidth {
   double gbs = 0;
@@ -48,7 +41,7 @@ struct Bandwidth {
 };
 
 Bandwidth cpu_bandwidth(int threads) {
-  const double gbs = std::min(kCpuCopyGBsMax, kCpuCopyGBsPerThread * std::max(1, threads));
+  const double gbs = std::min(tuning::kCpuCopyGBsMax, tuning::kCpuCopyGBsPerThread * std::max(1, threads));
   char buf[96];
   std::snprintf(buf, sizeof buf, "%.0f GB/s CPU copy (default for %d threads)", gbs, threads);
   return {gbs, buf};
@@ -60,15 +53,17 @@ Bandwidth gpu_bandwidth(int device) {
   static std::vector<Bandwidth> cache;
   std::lock_guard<std::mutex> lock(mutex);
   if (device >= 0 && static_cast<std::size_t>(device) < cache.size() && cache[device].gbs > 0) return cache[device];
-  Bandwidth b{kH100CopyGBs, "2840 GB/s GPU copy (the H100's measurement; no device to scale it by)"};
+  char buf[160];
+  std::snprintf(buf, sizeof buf, "%.0f GB/s GPU copy (the H100's measurement; no device to scale it by)",
+                tuning::kGpuDefaultCopyGBs);
+  Bandwidth b{tuning::kGpuDefaultCopyGBs, buf};
 #ifdef SPKIT_HAVE_CUDA
   if (device >= 0 && device < gpu_count()) {
-    const double peak = plan_device::peak_memory_gbs(device);
+    const double peak = select_detail::gpu_peak_memory_gbs(device);
     if (peak > 0) {
-      char buf[160];
       std::snprintf(buf, sizeof buf, "%.0f GB/s GPU copy (%.0f GB/s peak of device %d x %.3f, as measured on the H100)",
-                    peak * kCopyOfPeak, peak, device, kCopyOfPeak);
-      b = {peak * kCopyOfPeak, buf};
+                    peak * tuning::kGpuCopyOfPeak, peak, device, tuning::kGpuCopyOfPeak);
+      b = {peak * tuning::kGpuCopyOfPeak, buf};
     }
   }
 #endif
@@ -94,24 +89,24 @@ struct Scored {
 
 }  // namespace
 
-Selection select_kernel(const MatrixStats& stats, const SelectOptions& opts) {
-  if (opts.expected_products < 1) throw Error("select_kernel: expected_products must be >= 1");
-  if (opts.threads < 0) throw Error("select_kernel: threads must be >= 0 (0: all the process may use)");
-  const int threads = opts.threads > 0 ? opts.threads : omp_get_max_threads();
-  const bool gpu = opts.backend == Backend::cuda;
-  const Bandwidth bw = gpu ? gpu_bandwidth(opts.device) : cpu_bandwidth(threads);
+Selection select_kernel(const MatrixStats& stats, const PlanSettings& settings, Precision precision) {
+  if (settings.expected_products < 1) throw Error("select_kernel: expected_products must be >= 1");
+  if (settings.threads < 0) throw Error("select_kernel: threads must be >= 0 (0: all the process may use)");
+  const int threads = settings.threads > 0 ? settings.threads : omp_get_max_threads();
+  const bool gpu = settings.backend == Backend::cuda;
+  const Bandwidth bw = gpu ? gpu_bandwidth(settings.device) : cpu_bandwidth(threads);
   const double convert_gbs = gpu ? kCudaConvertGBs : kCpuConvertGBs;
   const double isolated = static_cast<double>(stats.bm_block_histogram[1]);  // for the reason line
 
   Selection sel;
   sel.options.threads = threads;
-  sel.options.device = opts.device;
+  sel.options.device = settings.device;
   sel.options.hack_size = stats.hack_size;
 
   std::vector<Scored> ok, refused;
   int without_model = 0;
   for (const KernelInfo& k : registry().all()) {
-    if (k.backend != opts.backend || k.comparison) continue;
+    if (k.backend != settings.backend || k.comparison) continue;
     if (!k.cost) {
       ++without_model;
       continue;
@@ -120,7 +115,7 @@ Selection select_kernel(const MatrixStats& stats, const SelectOptions& opts) {
     s.estimate.kernel = k.name;
     CostEstimate e;
     try {
-      e = k.cost(stats, opts.precision, sel.options);
+      e = k.cost(stats, precision, sel.options);
     } catch (const std::exception& ex) {
       e = CostEstimate{};
       e.note = std::string("cost model failed: ") + ex.what();
@@ -133,7 +128,7 @@ Selection select_kernel(const MatrixStats& stats, const SelectOptions& opts) {
     s.estimate.applicable = true;
     s.estimate.spmv_ms = static_cast<double>(e.bytes) / (e.efficiency * bw.gbs * 1e9) * 1e3 + e.launch_us * 1e-3;
     s.estimate.convert_ms = static_cast<double>(e.convert_bytes) / (convert_gbs * 1e9) * 1e3;
-    s.total_ms = s.estimate.convert_ms + static_cast<double>(opts.expected_products) * s.estimate.spmv_ms;
+    s.total_ms = s.estimate.convert_ms + static_cast<double>(settings.expected_products) * s.estimate.spmv_ms;
     char buf[160];
     std::snprintf(buf, sizeof buf, "%.1f MB at %.0f%% of copy, conversion %s%s%s",
                   static_cast<double>(e.bytes) / 1e6, e.efficiency * 100, fmt_ms(s.estimate.convert_ms).c_str(),
@@ -144,7 +139,7 @@ Selection select_kernel(const MatrixStats& stats, const SelectOptions& opts) {
   if (ok.empty()) {
     std::string why;
     for (const Scored& s : refused) why += "; " + s.estimate.kernel + ": " + s.estimate.note;
-    throw NotApplicable("no " + std::string(to_string(opts.backend)) + " kernel with a cost model applies to this matrix" +
+    throw NotApplicable("no " + std::string(to_string(settings.backend)) + " kernel with a cost model applies to this matrix" +
                         (refused.empty() ? std::string(" (none registered in this build)") : why));
   }
   // Lowest total first; ties by lower conversion, then by name, so the order never depends on the
@@ -162,7 +157,7 @@ Selection select_kernel(const MatrixStats& stats, const SelectOptions& opts) {
   char buf[512];
   std::snprintf(buf, sizeof buf, "%s: predicted %s per product + %s conversion over %lld products", best.kernel.c_str(),
                 fmt_ms(best.spmv_ms).c_str(), fmt_ms(best.convert_ms).c_str(),
-                static_cast<long long>(opts.expected_products));
+                static_cast<long long>(settings.expected_products));
   sel.reason = buf;
   if (ok.size() > 1) {
     const Scored& second = ok[1];
@@ -184,12 +179,12 @@ Selection select_kernel(const MatrixStats& stats, const SelectOptions& opts) {
 }
 
 template <class T>
-Selection select_kernel(const Csr<T>& a, const SelectOptions& opts) {
-  if constexpr (sizeof(T) == 8) return select_kernel(compute_stats(a), opts);
-  else return select_kernel(compute_stats(csr_cast<double>(a)), opts);
+Selection select_kernel(const Csr<T>& a, const PlanSettings& settings) {
+  if constexpr (sizeof(T) == 8) return select_kernel(compute_stats(a), settings, Precision::f64);
+  else return select_kernel(compute_stats(csr_cast<double>(a)), settings, Precision::f32);
 }
 
-template Selection select_kernel(const Csr<float>&, const SelectOptions&);
-template Selection select_kernel(const Csr<double>&, const SelectOptions&);
+template Selection select_kernel(const Csr<float>&, const PlanSettings&);
+template Selection select_kernel(const Csr<double>&, const PlanSettings&);
 
 }  // namespace spkit

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # spkit spmv end to end: JSON rows carry every documented key, --x/--y-out round-trip against a
-# product computed here independently, bad input gives exit 1, the table prints the x seed.
+# product computed here independently, bad input gives exit 1, the table prints the x seed, --precision
+# takes every spelling of spkit::parse_precisions.
 # Usage: bash spmv.sh <path-to-spkit> <source-dir>
 set -euo pipefail
 SPKIT=$1
@@ -106,4 +107,21 @@ printf '%%%%MatrixMarket matrix array real general\n3 1\n1\n2\n3\n' > "$TMP/x3.m
 expect_exit 1 "$SPKIT" spmv "$TMP/a.mtx" --x "$TMP/x3.mtx" --quiet
 expect_exit 1 "$SPKIT" spmv "$TMP/a.mtx" --kernel 'cpu.*' --y-out "$TMP/y2.mtx" --quiet
 expect_exit 1 "$SPKIT" spmv "$TMP/a.mtx" --kernel 'no.such.kernel' --quiet
+# An unknown precision is refused, naming the accepted spellings.
+set +e; "$SPKIT" spmv "$TMP/a.mtx" --precision half --quiet > "$TMP/out.txt" 2> "$TMP/err.txt"; got=$?; set -e
+[ "$got" -ne 0 ] || fail "--precision half was accepted"
+grep -q "fp32" "$TMP/err.txt" || fail "the refusal does not list the spellings: $(cat "$TMP/err.txt")"
+
+# 5. --precision takes every spelling of spkit::parse_precisions, e.g. fp32 and f64,fp32 (float rows first).
+"$SPKIT" spmv "$TMP/a.mtx" --kernel cpu.csr.serial --precision fp32 --reps 1 --json --quiet > "$TMP/p1.json" \
+  || fail "--precision fp32 exited $?"
+"$SPKIT" spmv "$TMP/a.mtx" --kernel cpu.csr.serial --precision f64,fp32 --reps 1 --json --quiet > "$TMP/p2.json" \
+  || fail "--precision f64,fp32 exited $?"
+python3 - "$TMP/p1.json" "$TMP/p2.json" <<'PY' || fail "precision spellings"
+import json, sys
+one = [r["precision"] for r in json.load(open(sys.argv[1])) if r["kernel"] == "cpu.csr.serial"]
+two = [r["precision"] for r in json.load(open(sys.argv[2])) if r["kernel"] == "cpu.csr.serial"]
+assert one == ["float"], one
+assert two == ["float", "double"], two
+PY
 echo "cli spmv: all checks passed"

@@ -24,11 +24,11 @@ template <class T>
 class GoodSerial final : public CpuSpmvPlan<T> {
  public:
   GoodSerial(const Csr<T>& a, const PlanOptions&) : a_(a) {}
-  void run(const T* x, T* y) override {
+  void run(T alpha, const T* x, T beta, T* y, Stream) override {
     for (std::int64_t i = 0; i < a_.rows; ++i) {
       T s = 0;
       for (std::int64_t k = a_.row_ptr[i]; k < a_.row_ptr[i + 1]; ++k) s += a_.values[k] * x[a_.col_idx[k]];
-      y[i] = s;
+      y[i] = beta == T(0) ? alpha * s : alpha * s + beta * y[i];
     }
   }
   std::uint64_t bytes_moved() const override { return 1000; }
@@ -42,12 +42,12 @@ template <class T>
 class GoodParallel final : public CpuSpmvPlan<T> {
  public:
   GoodParallel(const Csr<T>& a, const PlanOptions& o) : a_(a), threads_(o.threads) {}
-  void run(const T* x, T* y) override {
+  void run(T alpha, const T* x, T beta, T* y, Stream) override {
 #pragma omp parallel for num_threads(threads_)
     for (std::int64_t i = 0; i < a_.rows; ++i) {
       T s = 0;
       for (std::int64_t k = a_.row_ptr[i]; k < a_.row_ptr[i + 1]; ++k) s += a_.values[k] * x[a_.col_idx[k]];
-      y[i] = s;
+      y[i] = beta == T(0) ? alpha * s : alpha * s + beta * y[i];
     }
   }
   std::uint64_t bytes_moved() const override { return 2000; }
@@ -62,11 +62,11 @@ template <class T>
 class BrokenSerial final : public CpuSpmvPlan<T> {
  public:
   BrokenSerial(const Csr<T>& a, const PlanOptions&) : a_(a) {}
-  void run(const T* x, T* y) override {
+  void run(T alpha, const T* x, T beta, T* y, Stream) override {
     for (std::int64_t i = 0; i < a_.rows; ++i) {
       T s = 0;
       for (std::int64_t k = a_.row_ptr[i]; k + 1 < a_.row_ptr[i + 1]; ++k) s += a_.values[k] * x[a_.col_idx[k]];
-      y[i] = s;
+      y[i] = beta == T(0) ? alpha * s : alpha * s + beta * y[i];
     }
   }
   std::uint64_t bytes_moved() const override { return 1; }
@@ -79,7 +79,7 @@ template <class T>
 class NeverApplies final : public CpuSpmvPlan<T> {
  public:
   NeverApplies(const Csr<T>&, const PlanOptions&) { throw NotApplicable("no blocks worth it"); }
-  void run(const T*, T*) override {}
+  void run(T, const T*, T, T*, Stream) override {}
   std::uint64_t bytes_moved() const override { return 0; }
 };
 
@@ -87,7 +87,7 @@ template <class T>
 class ThrowsWhileRunning final : public CpuSpmvPlan<T> {
  public:
   ThrowsWhileRunning(const Csr<T>&, const PlanOptions&) {}
-  void run(const T*, T*) override { throw Error("boom"); }
+  void run(T, const T*, T, T*, Stream) override { throw Error("boom"); }
   std::uint64_t bytes_moved() const override { return 0; }
 };
 

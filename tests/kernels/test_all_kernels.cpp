@@ -1,13 +1,17 @@
 // The registry-driven kernel test: every registered kernel x precision x thread count, on every test
-// matrix, against the serial double reference, with fresh random x each run. A kernel is tested the
-// moment it is registered; nothing here names a kernel.
+// matrix, against the serial double reference, with fresh random x each run: y = A x, and the contract's
+// y = alpha*A*x + beta*y for alpha = 1 / beta = 0 over a NaN-poisoned y, alpha = -0.5 / beta = 2 over a
+// random y, and alpha = 0 / beta = 1 (y unchanged up to rounding). A kernel is tested the moment it is
+// registered; nothing here names a kernel.
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <limits>
 #include <memory>
 
+#include "common/axpby_check.hpp"
 #include "common/kernel_param_name.hpp"
+#include "common/run_on_host.hpp"
 #include "common/test_matrices.hpp"
 #include "spkit/device.hpp"
 #include "spkit/error.hpp"
@@ -23,19 +27,29 @@ const std::vector<NamedMatrix>& matrices() {
   return m;
 }
 
+// k's plan for `a`, or null when k refuses the matrix at plan time (e.g. BSR on a matrix without blocks:
+// the kernel says so, the bench reports it skipped).
 template <class T>
-void check_kernel_on(const KernelInfo& k, const NamedMatrix& m, int threads) {
-  SCOPED_TRACE("matrix " + m.name + ", " + std::string(to_string(precision_of<T>())) + ", threads " +
-               std::to_string(threads));
-  const Csr<T> a = csr_cast<T>(m.a);
+std::unique_ptr<SpmvPlan<T>> plan_or_null(const KernelInfo& k, const Csr<T>& a, int threads) {
   PlanOptions po;
   po.threads = threads;
-  std::unique_ptr<SpmvPlan<T>> plan;
   try {
-    plan = k.factory<T>()(a, po);
-  } catch (const NotApplicable& e) {
-    return;  // e.g. BSR on a matrix without blocks: the kernel says so, the bench reports it skipped
+    return k.factory<T>()(a, po);
+  } catch (const NotApplicable&) {
+    return nullptr;
   }
+}
+
+std::string trace_of(const NamedMatrix& m, Precision p, int threads) {
+  return "matrix " + m.name + ", " + std::string(to_string(p)) + ", threads " + std::to_string(threads);
+}
+
+template <class T>
+void check_kernel_on(const KernelInfo& k, const NamedMatrix& m, int threads) {
+  SCOPED_TRACE(trace_of(m, precision_of<T>(), threads));
+  const Csr<T> a = csr_cast<T>(m.a);
+  const std::unique_ptr<SpmvPlan<T>> plan = plan_or_null(k, a, threads);
+  if (!plan) return;
   for (int trial = 0; trial < 2; ++trial) {  // the same plan, run again on a new x
     const std::uint64_t seed = fresh_seed();
     SCOPED_TRACE("x seed " + std::to_string(seed));
@@ -53,6 +67,29 @@ void check_kernel_on(const KernelInfo& k, const NamedMatrix& m, int threads) {
   }
 }
 
+// The alpha/beta cases of the kernel contract, each run twice on one plan (nothing may leak between runs).
+// beta = 0 runs over a NaN-poisoned y (axpby_operands).
+template <class T>
+void check_alpha_beta_on(const KernelInfo& k, const NamedMatrix& m, int threads) {
+  SCOPED_TRACE(trace_of(m, precision_of<T>(), threads));
+  const Csr<T> a = csr_cast<T>(m.a);
+  const std::unique_ptr<SpmvPlan<T>> plan = plan_or_null(k, a, threads);
+  if (!plan) return;
+  struct Case {
+    double alpha, beta;
+  };
+  for (const Case& c : {Case{1, 0}, Case{-0.5, 2}, Case{0, 1}})
+    for (int trial = 0; trial < 2; ++trial) {
+      const std::uint64_t seed = fresh_seed();
+      const auto [x, y0] = axpby_operands(a, T(c.beta), seed);
+      std::vector<T> y = y0;
+      run_on_host(*plan, T(c.alpha), x, T(c.beta), y);
+      const std::string what = k.name + " alpha " + std::to_string(c.alpha) + " beta " + std::to_string(c.beta) +
+                               ", x seed " + std::to_string(seed);
+      if (count_bad_axpby_rows(a, x, y0, T(c.alpha), T(c.beta), y, what) > 0) return;
+    }
+}
+
 class AllKernels : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(AllKernels, MatchesSerialDoubleReference) {
@@ -65,6 +102,20 @@ TEST_P(AllKernels, MatchesSerialDoubleReference) {
     for (int th : thread_counts) {
       check_kernel_on<float>(*k, m, th);
       check_kernel_on<double>(*k, m, th);
+    }
+}
+
+TEST_P(AllKernels, AlphaBetaMatchSerialDoubleReference) {
+  const KernelInfo* k = registry().find(GetParam());
+  ASSERT_NE(k, nullptr);
+  if (k->backend == Backend::cuda && gpu_count() == 0)
+    GTEST_SKIP() << "no CUDA device on this machine: " << k->name << " compiled but not run";
+  // One thread, and three so that a partition leaves rows split between threads.
+  const std::vector<int> thread_counts = k->parallel ? std::vector<int>{1, 3} : std::vector<int>{1};
+  for (const auto& m : matrices())
+    for (int th : thread_counts) {
+      check_alpha_beta_on<float>(*k, m, th);
+      check_alpha_beta_on<double>(*k, m, th);
     }
 }
 

@@ -4,11 +4,12 @@
 
 #include <cmath>
 #include <limits>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "common/test_matrices.hpp"
-#include "plan/plan_check.hpp"
+#include "common/axpby_check.hpp"
 #include "spkit/device.hpp"
 #include "spkit/error.hpp"
 #include "spkit/gen.hpp"
@@ -82,6 +83,47 @@ void check_cpu_kernels() {
 
 TEST(Plan, CpuDoubleAutoAndNamed) { check_cpu_kernels<double>(); }
 TEST(Plan, CpuFloatAutoAndNamed) { check_cpu_kernels<float>(); }
+
+// alpha and beta reach the kernel itself (no scratch pass): alpha = beta = 0 writes zeros over a NaN y,
+// alpha = 0 / beta = 1 leaves y as it was, alpha = -0.5 / beta = 2 scales both terms; every CPU kernel.
+TEST(Plan, AlphaBetaReachEveryCpuKernel) {
+  const Csr<double> a = test_matrix();
+  for (const KernelInfo& k : registry().all()) {
+    if (k.backend != Backend::cpu) continue;
+    PlanSettings s;
+    s.kernel = k.name;
+    s.threads = 3;
+    std::unique_ptr<Plan<double>> plan;
+    try {
+      plan = std::make_unique<Plan<double>>(a, s);
+    } catch (const NotApplicable&) {
+      continue;
+    }
+    const auto x = random_vector(a.cols, 11);
+    const auto y0 = random_vector(a.rows, 12);
+    std::vector<double> y(y0.size(), std::numeric_limits<double>::quiet_NaN());
+    plan->apply(x.data(), y.data(), 0.0, 0.0);
+    for (double v : y) ASSERT_EQ(v, 0.0) << k.name << ": alpha = beta = 0 must write zeros over NaN";
+    y = y0;
+    plan->apply(x.data(), y.data(), 0.0, 1.0);
+    expect_axpby_product(a, x, y0, 0.0, 1.0, y, k.name + " alpha 0 beta 1");
+    y = y0;
+    plan->apply(x.data(), y.data(), -0.5, 2.0);
+    expect_axpby_product(a, x, y0, -0.5, 2.0, y, k.name + " alpha -0.5 beta 2");
+  }
+}
+
+TEST(Plan, CpuPlanIgnoresTheStream) {
+  const Csr<double> a = test_matrix();
+  Plan<double> plan(a);
+  const auto x = random_vector(a.cols, 21);
+  const auto y0 = random_vector(a.rows, 22);
+  std::vector<double> plain = y0, streamed = y0;
+  plan.apply(x.data(), plain.data(), 1.5, -1.0);
+  int marker = 0;  // any handle: a CPU plan never touches it
+  plan.apply(x.data(), streamed.data(), 1.5, -1.0, Stream{&marker});
+  EXPECT_EQ(plain, streamed);
+}
 
 TEST(Plan, GeneratedMatricesAuto) {
   for (const NamedMatrix& m : family_matrices()) {

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "common/test_matrices.hpp"
-#include "plan/plan_check.hpp"
+#include "common/axpby_check.hpp"
 #include "spkit/device.hpp"
 #include "spkit/error.hpp"
 #include "spkit/plan.hpp"
@@ -40,11 +40,7 @@ template <class T>
 void check_cuda_plan(Plan<T>& plan, const Csr<T>& a, const std::string& what) {
   for (const auto& c : kCoeffs) {
     const T alpha = T(c[0]), beta = T(c[1]);
-    const std::uint64_t seed = fresh_seed();
-    const auto xd = random_vector(a.cols, seed);
-    const auto yd = random_vector(a.rows, seed + 1);
-    std::vector<T> x(xd.begin(), xd.end()), y0(yd.begin(), yd.end());
-    if (beta == T(0)) y0.assign(y0.size(), std::numeric_limits<T>::quiet_NaN());
+    const auto [x, y0] = axpby_operands(a, beta, fresh_seed());
     const std::string tag = what + " alpha " + std::to_string(c[0]) + " beta " + std::to_string(c[1]);
     // Host pointers.
     std::vector<T> y = y0;
@@ -82,6 +78,38 @@ void check_all_cuda() {
 
 TEST(PlanCuda, DoubleHostAndDevicePointers) { REQUIRE_GPU(); check_all_cuda<double>(); }
 TEST(PlanCuda, FloatHostAndDevicePointers) { REQUIRE_GPU(); check_all_cuda<float>(); }
+
+// The stream overload: on device pointers the product is enqueued on the caller's stream (waited for
+// here with that stream alone); on host pointers apply returns with y written.
+template <class T>
+void check_stream_overload() {
+  std::vector<std::int64_t> lengths(257);
+  for (std::size_t i = 0; i < lengths.size(); ++i) lengths[i] = static_cast<std::int64_t>((i * 3) % 17);
+  const Csr<T> a = csr_cast<T>(random_rows(257, 190, lengths, 9));
+  PlanSettings s;
+  s.backend = Backend::cuda;
+  Plan<T> plan(a, s);
+  cudaStream_t stream = nullptr;
+  ASSERT_EQ(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), cudaSuccess);
+  for (const auto& c : kCoeffs) {
+    const T alpha = T(c[0]), beta = T(c[1]);
+    const auto [x, y0] = axpby_operands(a, beta, fresh_seed());
+    const std::string tag = plan.kernel() + " on a stream, alpha " + std::to_string(c[0]) + " beta " +
+                            std::to_string(c[1]);
+    DeviceVector<T> dx(x), dy(y0);
+    ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);  // the uploads (legacy stream) are done before `stream` reads
+    plan.apply(dx.p, dy.p, alpha, beta, Stream{stream});
+    ASSERT_EQ(cudaStreamSynchronize(stream), cudaSuccess);
+    expect_axpby_product(a, x, y0, alpha, beta, dy.to_host(y0.size()), tag + " (device pointers)");
+    std::vector<T> y = y0;
+    plan.apply(x.data(), y.data(), alpha, beta, Stream{stream});
+    expect_axpby_product(a, x, y0, alpha, beta, y, tag + " (host pointers)");
+  }
+  cudaStreamDestroy(stream);
+}
+
+TEST(PlanCuda, DoubleStreamOverload) { REQUIRE_GPU(); check_stream_overload<double>(); }
+TEST(PlanCuda, FloatStreamOverload) { REQUIRE_GPU(); check_stream_overload<float>(); }
 
 TEST(PlanCuda, MixedPointersAreRefused) {
   REQUIRE_GPU();

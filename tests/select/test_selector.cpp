@@ -12,7 +12,7 @@
 #include "spkit/device.hpp"
 #include "spkit/error.hpp"
 #include "spkit/gen.hpp"
-#include "spkit/plan.hpp"
+#include "spkit/select.hpp"
 #include "spkit/stats.hpp"
 
 namespace spkit::test {
@@ -29,14 +29,22 @@ std::vector<Backend> backends_with_models() {
   return out;
 }
 
-SelectOptions options(Backend b, Precision p, std::int64_t products) {
-  SelectOptions o;
-  o.backend = b;
-  o.precision = p;
-  o.threads = 2;
-  o.expected_products = products;
-  return o;
+// What one select_kernel call is asked: the settings and the precision.
+struct Query {
+  PlanSettings settings;
+  Precision precision = Precision::f64;
+};
+
+Query options(Backend b, Precision p, std::int64_t products) {
+  Query q;
+  q.settings.backend = b;
+  q.settings.threads = 2;
+  q.settings.expected_products = products;
+  q.precision = p;
+  return q;
 }
+
+Selection select_for(const MatrixStats& s, const Query& q) { return select_kernel(s, q.settings, q.precision); }
 
 Csr<double> generated(const std::string& family, std::int64_t n, int points = 7) {
   GenOptions g;
@@ -46,10 +54,10 @@ Csr<double> generated(const std::string& family, std::int64_t n, int points = 7)
   return generate(g);
 }
 
-CostEstimate estimate_of(const std::string& kernel, const MatrixStats& s, const SelectOptions& o) {
+CostEstimate estimate_of(const std::string& kernel, const MatrixStats& s, const Query& o) {
   const KernelInfo* k = registry().find(kernel);
   PlanOptions po;
-  po.threads = o.threads;
+  po.threads = o.settings.threads;
   po.hack_size = s.hack_size;
   return k->cost(s, o.precision, po);
 }
@@ -69,8 +77,8 @@ TEST(Selector, PicksOnlyRegisteredKernelsWithCostModelsThatAccept) {
     for (Backend b : backends_with_models()) {
       for (Precision p : {Precision::f64, Precision::f32}) {
         for (std::int64_t products : {std::int64_t{1}, std::int64_t{100}, std::int64_t{1000000}}) {
-          const SelectOptions o = options(b, p, products);
-          const Selection sel = select_kernel(s, o);
+          const Query o = options(b, p, products);
+          const Selection sel = select_for(s, o);
           const KernelInfo* k = registry().find(sel.kernel);
           ASSERT_NE(k, nullptr) << sel.kernel;
           EXPECT_EQ(k->backend, b);
@@ -125,8 +133,8 @@ TEST(Selector, StencilsGetALowByteFormat) {
     const MatrixStats s = compute_stats(a);
     for (Backend b : backends_with_models()) {
       for (Precision p : {Precision::f64, Precision::f32}) {
-        const SelectOptions o = options(b, p, 100000);
-        const Selection sel = select_kernel(s, o);
+        const Query o = options(b, p, 100000);
+        const Selection sel = select_for(s, o);
         const CostEstimate e = estimate_of(sel.kernel, s, o);
         // Stencils are where ELL-like and compressed formats do not pay for padding: the pick moves at most
         // the padding of the boundary rows (5% at these sizes) over plain CSR; on the CPU, where the CSR
@@ -148,8 +156,8 @@ TEST(Selector, PowerLawRowsGetNoPaddingBlowUp) {
   ASSERT_GT(s.ell_padding_ratio, 10.0) << "the test needs rows of very different lengths";
   for (Backend b : backends_with_models()) {
     for (Precision p : {Precision::f64, Precision::f32}) {
-      const SelectOptions o = options(b, p, 100000);
-      const Selection sel = select_kernel(s, o);
+      const Query o = options(b, p, 100000);
+      const Selection sel = select_for(s, o);
       const CostEstimate e = estimate_of(sel.kernel, s, o);
       EXPECT_LT(static_cast<double>(e.bytes), 1.5 * plain_csr_bytes(s, p))
           << to_string(b) << " " << to_string(p) << ": picked " << sel.kernel << " (" << sel.reason << ")";
@@ -162,11 +170,11 @@ TEST(Selector, OneProductPrefersNoConversion) {
     const MatrixStats s = compute_stats(a);
     for (Backend b : backends_with_models()) {
       // Only meaningful when a kernel without conversion exists for the backend (CSR kernels do).
-      const Selection many = select_kernel(s, options(b, Precision::f64, 1000000));
+      const Selection many = select_for(s, options(b, Precision::f64, 1000000));
       bool has_free = false;
       for (const KernelEstimate& c : many.candidates) has_free = has_free || (c.applicable && c.convert_ms == 0);
       if (!has_free) continue;
-      const Selection one = select_kernel(s, options(b, Precision::f64, 1));
+      const Selection one = select_for(s, options(b, Precision::f64, 1));
       EXPECT_EQ(one.candidates.front().convert_ms, 0.0) << to_string(b) << ": picked " << one.kernel << " (" << one.reason << ")";
     }
   }
@@ -179,7 +187,7 @@ TEST(Selector, MoreProductsNeverPickAWorseProduct) {
   for (Backend b : backends_with_models()) {
     double prev = 1e300;
     for (std::int64_t products : {1, 10, 100, 1000, 10000, 1000000}) {
-      const Selection sel = select_kernel(s, options(b, Precision::f64, products));
+      const Selection sel = select_for(s, options(b, Precision::f64, products));
       EXPECT_LE(sel.candidates.front().spmv_ms, prev * (1 + 1e-12)) << products << ": " << sel.kernel;
       prev = sel.candidates.front().spmv_ms;
     }
@@ -189,10 +197,10 @@ TEST(Selector, MoreProductsNeverPickAWorseProduct) {
 TEST(Selector, Deterministic) {
   const Csr<double> a = generated("powerlaw", 30000);
   for (Backend b : backends_with_models()) {
-    const SelectOptions o = options(b, Precision::f32, 500);
-    const Selection first = select_kernel(compute_stats(a), o);
+    const Query o = options(b, Precision::f32, 500);
+    const Selection first = select_for(compute_stats(a), o);
     for (int i = 0; i < 3; ++i) {
-      const Selection again = select_kernel(compute_stats(a), o);
+      const Selection again = select_for(compute_stats(a), o);
       EXPECT_EQ(again.kernel, first.kernel);
       EXPECT_EQ(again.reason, first.reason);
       ASSERT_EQ(again.candidates.size(), first.candidates.size());
@@ -202,18 +210,18 @@ TEST(Selector, Deterministic) {
       }
     }
     // The float overload reads the same statistics.
-    EXPECT_EQ(select_kernel(csr_cast<float>(a), o).kernel, first.kernel);
+    EXPECT_EQ(select_kernel(csr_cast<float>(a), o.settings).kernel, first.kernel);
   }
 }
 
 TEST(Selector, BadOptionsAreRefused) {
   const MatrixStats s = compute_stats(generated("lap2d", 20));
-  SelectOptions o;
+  PlanSettings o;
   o.expected_products = 0;
-  EXPECT_THROW(select_kernel(s, o), Error);
+  EXPECT_THROW(select_kernel(s, o, Precision::f64), Error);
   o.expected_products = 1;
   o.threads = -2;
-  EXPECT_THROW(select_kernel(s, o), Error);
+  EXPECT_THROW(select_kernel(s, o, Precision::f64), Error);
 }
 
 TEST(Selector, NamesNoKernel) {
@@ -224,6 +232,24 @@ TEST(Selector, NamesNoKernel) {
   text << in.rdbuf();
   for (const char* prefix : {"\"cpu.", "\"cuda.", "\"ref."})
     EXPECT_EQ(text.str().find(prefix), std::string::npos) << "selector.cpp names a kernel (" << prefix << "...)";
+}
+
+std::string file_text(const std::string& path) {
+  std::ifstream in(std::string(SPKIT_SOURCE_DIR) + "/" + path);
+  EXPECT_TRUE(in) << path << " not found";
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+TEST(Selector, IncludesRunFromPlanToSelectNeverBack) {
+  // plan -> select: the selector's header and sources include nothing of the Plan.
+  for (const char* path : {"include/spkit/select.hpp", "src/select/selector.cpp"}) {
+    const std::string text = file_text(path);
+    EXPECT_EQ(text.find("#include \"spkit/plan.hpp\""), std::string::npos) << path;
+    EXPECT_EQ(text.find("#include \"plan/"), std::string::npos) << path;
+  }
+  EXPECT_NE(file_text("include/spkit/plan.hpp").find("#include \"spkit/select.hpp\""), std::string::npos);
 }
 
 }  // namespace

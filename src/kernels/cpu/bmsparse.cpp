@@ -1,4 +1,5 @@
-// CPU bmSparse kernels (seed 003): one block row at a time, eight row accumulators. With AVX-512 each
+// CPU bmSparse kernels (the bitmap-blocked format of Berger et al.'s bmSparse): one block row at a time,
+// eight row accumulators, written through the alpha/beta epilogue. With AVX-512 each
 // block row of the 8x8 block is one masked expand-load of its packed values times a masked load of x
 // (the bitmap byte is the mask), so the block is multiplied without unpacking; elsewhere a bit loop.
 // GCC 12's AVX-512 intrinsics start from an undefined vector and trip -Wmaybe-uninitialized in
@@ -34,8 +35,8 @@ constexpr std::array<std::uint8_t, 256> make_reverse() {
 constexpr std::array<std::uint8_t, 256> kReverse = make_reverse();
 
 // Portable block row: walk the set bits from the most significant end.
-template <class T>
-void block_row_scalar(const BmSparse<T>& bm, std::int64_t br, const T* __restrict x, T* __restrict y) {
+template <class T, class Out>
+void block_row_scalar(const BmSparse<T>& bm, std::int64_t br, const T* __restrict x, T* __restrict y, Out out) {
   T acc[8] = {};
   for (std::int64_t b = bm.block_row_ptr[br]; b < bm.block_row_ptr[br + 1]; ++b) {
     std::uint64_t bits = bm.bitmaps[b];
@@ -48,12 +49,13 @@ void block_row_scalar(const BmSparse<T>& bm, std::int64_t br, const T* __restric
     }
   }
   const int nr = static_cast<int>(std::min<std::int64_t>(8, bm.rows - br * 8));
-  for (int r = 0; r < nr; ++r) y[br * 8 + r] = acc[r];
+  for (int r = 0; r < nr; ++r) out.write(y[br * 8 + r], acc[r]);
 }
 
 #if defined(__AVX512F__)
-inline void block_row_simd(const BmSparse<double>& bm, std::int64_t br, const double* __restrict x,
-                           double* __restrict y) {
+template <class Out>
+void block_row_simd(const BmSparse<double>& bm, std::int64_t br, const double* __restrict x, double* __restrict y,
+                    Out out) {
   __m512d acc[8];
   for (auto& a : acc) a = _mm512_setzero_pd();
   for (std::int64_t b = bm.block_row_ptr[br]; b < bm.block_row_ptr[br + 1]; ++b) {
@@ -68,7 +70,7 @@ inline void block_row_simd(const BmSparse<double>& bm, std::int64_t br, const do
     }
   }
   const int nr = static_cast<int>(std::min<std::int64_t>(8, bm.rows - br * 8));
-  for (int r = 0; r < nr; ++r) y[br * 8 + r] = _mm512_reduce_add_pd(acc[r]);
+  for (int r = 0; r < nr; ++r) out.write(y[br * 8 + r], _mm512_reduce_add_pd(acc[r]));
 }
 #endif
 #if defined(__AVX512F__) && defined(__AVX512VL__)
@@ -78,8 +80,9 @@ inline float hsum256(__m256 v) {
   s = _mm_add_ss(s, _mm_movehdup_ps(s));
   return _mm_cvtss_f32(s);
 }
-inline void block_row_simd(const BmSparse<float>& bm, std::int64_t br, const float* __restrict x,
-                           float* __restrict y) {
+template <class Out>
+void block_row_simd(const BmSparse<float>& bm, std::int64_t br, const float* __restrict x, float* __restrict y,
+                    Out out) {
   __m256 acc[8];
   for (auto& a : acc) a = _mm256_setzero_ps();
   for (std::int64_t b = bm.block_row_ptr[br]; b < bm.block_row_ptr[br + 1]; ++b) {
@@ -94,16 +97,16 @@ inline void block_row_simd(const BmSparse<float>& bm, std::int64_t br, const flo
     }
   }
   const int nr = static_cast<int>(std::min<std::int64_t>(8, bm.rows - br * 8));
-  for (int r = 0; r < nr; ++r) y[br * 8 + r] = hsum256(acc[r]);
+  for (int r = 0; r < nr; ++r) out.write(y[br * 8 + r], hsum256(acc[r]));
 }
 #endif
 
-template <class T>
-void block_row(const BmSparse<T>& bm, std::int64_t br, const T* x, T* y) {
+template <class T, class Out>
+void block_row(const BmSparse<T>& bm, std::int64_t br, const T* x, T* y, Out out) {
 #if defined(__AVX512F__) && defined(__AVX512VL__)
-  block_row_simd(bm, br, x, y);
+  block_row_simd(bm, br, x, y, out);
 #else
-  block_row_scalar(bm, br, x, y);
+  block_row_scalar(bm, br, x, y, out);
 #endif
 }
 
@@ -124,8 +127,10 @@ template <class T>
 class BmSerial : public CpuSpmvPlan<T> {
  public:
   BmSerial(const Csr<T>& a, const PlanOptions& o) : bm_(csr_to_bmsparse(a, FormatLimits{o.memory_budget_bytes})) {}
-  void run(const T* x, T* y) override {
-    for (std::int64_t br = 0; br < bm_.block_rows(); ++br) block_row(bm_, br, x, y);
+  void run(T alpha, const T* x, T beta, T* y, Stream) override {
+    cpu::with_epilogue(alpha, beta, [&](auto out) {
+      for (std::int64_t br = 0; br < bm_.block_rows(); ++br) block_row(bm_, br, x, y, out);
+    });
   }
   std::uint64_t bytes_moved() const override { return bm_moved(bm_); }
   std::string detail() const override { return bm_detail(bm_); }
@@ -143,14 +148,16 @@ class BmOmp : public CpuSpmvPlan<T> {
     // Cost of a block row ~ its blocks (8 row steps each): balance on block counts.
     cut_ = cpu::nnz_balanced_rows(bm_.block_row_ptr, bm_.block_rows(), threads_);
   }
-  void run(const T* x, T* y) override {
+  void run(T alpha, const T* x, T beta, T* y, Stream) override {
     const int ranges = static_cast<int>(cut_.size()) - 1;
+    cpu::with_epilogue(alpha, beta, [&](auto out) {
 #pragma omp parallel num_threads(threads_)
-    {
-      const int nt = omp_get_num_threads();
-      for (int r = omp_get_thread_num(); r < ranges; r += nt)
-        for (std::int64_t br = cut_[r]; br < cut_[r + 1]; ++br) block_row(bm_, br, x, y);
-    }
+      {
+        const int nt = omp_get_num_threads();
+        for (int r = omp_get_thread_num(); r < ranges; r += nt)
+          for (std::int64_t br = cut_[r]; br < cut_[r + 1]; ++br) block_row(bm_, br, x, y, out);
+      }
+    });
   }
   std::uint64_t bytes_moved() const override { return bm_moved(bm_); }
   std::string detail() const override { return bm_detail(bm_); }
@@ -164,10 +171,24 @@ class BmOmp : public CpuSpmvPlan<T> {
 }  // namespace
 
 void register_cpu_bmsparse_kernels(Registry& reg) {
-  add_kernel<BmSerial>(reg, "cpu.bmsparse.serial", Format::bmsparse, Backend::cpu, false,
-                       "serial bmSparse over block rows; AVX-512 masked expand-loads per block row (seed 003)");
-  add_kernel<BmOmp>(reg, "cpu.bmsparse.omp", Format::bmsparse, Backend::cpu, true,
-                    "OpenMP bmSparse, block rows split by balanced block counts (seed 003)");
+  {
+    KernelInfo k;
+    k.name = "cpu.bmsparse.serial";
+    k.format = Format::bmsparse;
+    k.backend = Backend::cpu;
+    k.description = "serial bmSparse (Berger et al.'s 8x8 bitmap blocks) over block rows; AVX-512 masked "
+                    "expand-loads per block row";
+    add_kernel<BmSerial>(reg, std::move(k));
+  }
+  {
+    KernelInfo k;
+    k.name = "cpu.bmsparse.omp";
+    k.format = Format::bmsparse;
+    k.backend = Backend::cpu;
+    k.parallel = true;
+    k.description = "OpenMP bmSparse (Berger et al.'s 8x8 bitmap blocks), block rows split by balanced block counts";
+    add_kernel<BmOmp>(reg, std::move(k));
+  }
 }
 
 }  // namespace spkit

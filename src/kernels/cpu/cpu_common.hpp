@@ -1,6 +1,6 @@
 #pragma once
 // Helpers shared by the CPU kernels: thread count, nnz-balanced row partition, byte accounting,
-// the vectorised row dot product and a first-touch aligned array.
+// the vectorised row dot product, the fused alpha/beta epilogue and a first-touch aligned array.
 #include <omp.h>
 
 #include <algorithm>
@@ -18,7 +18,7 @@ namespace spkit::cpu {
 
 inline int plan_threads(int requested) { return std::max(1, requested); }
 
-// Contiguous row ranges with balanced non-zero counts (seed 000): the cut after a part falls where
+// Contiguous row ranges with balanced non-zero counts: the cut after a part falls where
 // the running count passes part * nnz / parts; empty ranges are dropped. Returns the range
 // boundaries (first 0, last rows).
 inline std::vector<std::int64_t> nnz_balanced_rows(const std::vector<std::int64_t>& row_ptr, std::int64_t rows,
@@ -50,6 +50,33 @@ inline T row_dot(const T* __restrict val, const std::int32_t* __restrict col, Of
 #pragma omp simd reduction(+ : sum)
   for (Off k = b; k < e; ++k) sum += val[k] * x[col[k]];
   return sum;
+}
+
+// The epilogue of y = alpha*A*x + beta*y, applied where a kernel writes a row's finished sum. Which form
+// it takes is a template parameter, fixed once per run by with_epilogue, so no row loop carries the
+// alpha/beta branches: `assign` (alpha = 1, beta = 0: the plain product, not one instruction more than
+// y = A x), `scale` (beta = 0) and `axpby`. Only `axpby` reads y, so a NaN in y never meets 0 * NaN.
+enum class EpilogueKind { assign, scale, axpby };
+
+template <class T, EpilogueKind Kind>
+struct Epilogue {
+  static constexpr EpilogueKind kind = Kind;
+  static constexpr bool reads_y = Kind == EpilogueKind::axpby;
+  T alpha, beta;
+  void write(T& yi, T sum) const {
+    if constexpr (Kind == EpilogueKind::assign) yi = sum;
+    else if constexpr (Kind == EpilogueKind::scale) yi = alpha * sum;
+    else yi = alpha * sum + beta * yi;
+  }
+};
+
+// Calls body(Epilogue<T, kind>) with the kind alpha and beta ask for: the row loop inside `body` (a
+// generic lambda) is compiled once for each.
+template <class T, class Body>
+inline void with_epilogue(T alpha, T beta, Body&& body) {
+  if (beta != T(0)) body(Epilogue<T, EpilogueKind::axpby>{alpha, beta});
+  else if (alpha != T(1)) body(Epilogue<T, EpilogueKind::scale>{alpha, beta});
+  else body(Epilogue<T, EpilogueKind::assign>{alpha, beta});
 }
 
 // 64-byte aligned array whose pages are not touched on allocation, so the threads that first write

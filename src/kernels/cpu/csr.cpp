@@ -1,5 +1,7 @@
-// CPU CSR kernels: the serial reference loop, the three OpenMP schedules of seeds 000/002, and spkit's
-// own merge-path kernel (cpu.csr.omp.spkit) built to be the fastest CSR SpMV on the CPU.
+// CPU CSR kernels: the serial reference loop, three OpenMP row schedules (balanced contiguous ranges,
+// dynamic, guided), and spkit's own merge-path kernel (cpu.csr.omp.spkit, after Merrill & Garland's
+// merge-based SpMV) built to be the fastest CSR SpMV on the CPU. Each writes y = alpha*A*x + beta*y
+// where it finishes a row (cpu::with_epilogue).
 #include <omp.h>
 
 #include <algorithm>
@@ -12,6 +14,7 @@
 #include "kernels/cpu/csr_simd.hpp"
 #include "spkit/error.hpp"
 #include "spkit/kernel.hpp"
+#include "tuning.hpp"
 
 namespace spkit {
 namespace {
@@ -24,9 +27,12 @@ template <class T>
 class CsrSerial : public CpuSpmvPlan<T> {
  public:
   CsrSerial(const Csr<T>& a, const PlanOptions&) : a_(a) {}
-  void run(const T* x, T* y) override {
+  void run(T alpha, const T* x, T beta, T* y, Stream) override {
     const std::int64_t* ptr = a_.row_ptr.data();
-    for (std::int64_t i = 0; i < a_.rows; ++i) y[i] = row_dot(a_.values.data(), a_.col_idx.data(), ptr[i], ptr[i + 1], x);
+    cpu::with_epilogue(alpha, beta, [&](auto out) {
+      for (std::int64_t i = 0; i < a_.rows; ++i)
+        out.write(y[i], row_dot(a_.values.data(), a_.col_idx.data(), ptr[i], ptr[i + 1], x));
+    });
   }
   std::uint64_t bytes_moved() const override { return csr_bytes<T>(a_.rows, a_.cols, a_.nnz()); }
 
@@ -34,23 +40,26 @@ class CsrSerial : public CpuSpmvPlan<T> {
   Csr<T> a_;
 };
 
-// Seed 000: contiguous row ranges with balanced non-zero counts, one per thread, computed at plan time.
+// Contiguous row ranges with balanced non-zero counts, one per thread, computed at plan time.
 template <class T>
 class CsrNnzBalanced : public CpuSpmvPlan<T> {
  public:
   CsrNnzBalanced(const Csr<T>& a, const PlanOptions& o)
       : a_(a), threads_(cpu::plan_threads(o.threads)), cut_(cpu::nnz_balanced_rows(a_.row_ptr, a_.rows, threads_)) {}
-  void run(const T* x, T* y) override {
+  void run(T alpha, const T* x, T beta, T* y, Stream) override {
     const std::int64_t* ptr = a_.row_ptr.data();
     const std::int32_t* col = a_.col_idx.data();
     const T* val = a_.values.data();
     const int ranges = static_cast<int>(cut_.size()) - 1;
+    cpu::with_epilogue(alpha, beta, [&](auto out) {
 #pragma omp parallel num_threads(threads_)
-    {
-      const int nt = omp_get_num_threads();
-      for (int r = omp_get_thread_num(); r < ranges; r += nt)
-        for (std::int64_t i = cut_[r]; i < cut_[r + 1]; ++i) y[i] = row_dot(val, col, ptr[i], ptr[i + 1], x);
-    }
+      {
+        const int nt = omp_get_num_threads();
+        for (int r = omp_get_thread_num(); r < ranges; r += nt)
+          for (std::int64_t i = cut_[r]; i < cut_[r + 1]; ++i)
+            out.write(y[i], row_dot(val, col, ptr[i], ptr[i + 1], x));
+      }
+    });
   }
   std::uint64_t bytes_moved() const override { return csr_bytes<T>(a_.rows, a_.cols, a_.nnz()); }
   std::string detail() const override { return std::to_string(cut_.size() - 1) + " row ranges"; }
@@ -61,23 +70,23 @@ class CsrNnzBalanced : public CpuSpmvPlan<T> {
   std::vector<std::int64_t> cut_;
 };
 
-// Seed 002: schedule(dynamic, chunk) with chunk = NZ_PER_CHUNK / mean row length.
-constexpr std::int64_t kNzPerChunk = 8192;
-
+// schedule(dynamic, chunk) with chunk = tuning::kCsrDynamicNzPerChunk / mean row length.
 template <class T>
 class CsrDynamic : public CpuSpmvPlan<T> {
  public:
   CsrDynamic(const Csr<T>& a, const PlanOptions& o) : a_(a), threads_(cpu::plan_threads(o.threads)) {
     const std::int64_t mean = a_.rows > 0 ? std::max<std::int64_t>(1, a_.nnz() / a_.rows) : 1;
-    chunk_ = static_cast<int>(std::max<std::int64_t>(1, kNzPerChunk / mean));
+    chunk_ = static_cast<int>(std::max<std::int64_t>(1, tuning::kCsrDynamicNzPerChunk / mean));
   }
-  void run(const T* x, T* y) override {
+  void run(T alpha, const T* x, T beta, T* y, Stream) override {
     const std::int64_t* ptr = a_.row_ptr.data();
     const std::int32_t* col = a_.col_idx.data();
     const T* val = a_.values.data();
     const std::int64_t rows = a_.rows;
+    cpu::with_epilogue(alpha, beta, [&](auto out) {
 #pragma omp parallel for num_threads(threads_) schedule(dynamic, chunk_)
-    for (std::int64_t i = 0; i < rows; ++i) y[i] = row_dot(val, col, ptr[i], ptr[i + 1], x);
+      for (std::int64_t i = 0; i < rows; ++i) out.write(y[i], row_dot(val, col, ptr[i], ptr[i + 1], x));
+    });
   }
   std::uint64_t bytes_moved() const override { return csr_bytes<T>(a_.rows, a_.cols, a_.nnz()); }
   std::string detail() const override { return "chunk " + std::to_string(chunk_) + " rows"; }
@@ -92,13 +101,15 @@ template <class T>
 class CsrGuided : public CpuSpmvPlan<T> {
  public:
   CsrGuided(const Csr<T>& a, const PlanOptions& o) : a_(a), threads_(cpu::plan_threads(o.threads)) {}
-  void run(const T* x, T* y) override {
+  void run(T alpha, const T* x, T beta, T* y, Stream) override {
     const std::int64_t* ptr = a_.row_ptr.data();
     const std::int32_t* col = a_.col_idx.data();
     const T* val = a_.values.data();
     const std::int64_t rows = a_.rows;
+    cpu::with_epilogue(alpha, beta, [&](auto out) {
 #pragma omp parallel for num_threads(threads_) schedule(guided)
-    for (std::int64_t i = 0; i < rows; ++i) y[i] = row_dot(val, col, ptr[i], ptr[i + 1], x);
+      for (std::int64_t i = 0; i < rows; ++i) out.write(y[i], row_dot(val, col, ptr[i], ptr[i + 1], x));
+    });
   }
   std::uint64_t bytes_moved() const override { return csr_bytes<T>(a_.rows, a_.cols, a_.nnz()); }
 
@@ -108,9 +119,12 @@ class CsrGuided : public CpuSpmvPlan<T> {
 };
 
 // spkit's CSR kernel. At plan time:
-//  * the work is cut along the merge path of (row ends, non-zeros) into one equal share per thread,
-//    so rows and non-zeros are balanced together and a long row is split between threads (each share
-//    ends with a partial "carry" for the row it stops in, added after the parallel region);
+//  * the work is cut along the merge path of (row ends, non-zeros) into equal shares (Merrill & Garland),
+//    so rows and non-zeros are balanced together and a long row is split between threads: each share
+//    ends with a partial "carry" for the row it stops in, and a share whose first row began in an
+//    earlier share keeps that row's last part aside ("head"); after the parallel region the carries and
+//    the head of each split row are summed and the epilogue applied once, so alpha and beta meet every
+//    row exactly once;
 //  * the plan keeps its own copies of the arrays, written by the thread that reads them (first touch);
 //  * row offsets are 32-bit when nnz < 2^31, and column indices are stored as 16-bit offsets from the
 //    row index when every |col - row| < 2^15 (stencils, FEM, banded matrices), so fewer bytes move;
@@ -134,7 +148,7 @@ class CsrSpkit : public CpuSpmvPlan<T> {
     // Merge-path split: share p starts at diagonal p * (rows + nnz) / parts. With several threads,
     // kSharesPerThread shares each, handed out dynamically: equal non-zeros are not equal time when
     // gathers from x miss the cache unevenly (random and power-law matrices on many cores).
-    parts_ = threads_ == 1 ? 1 : threads_ * kSharesPerThread;
+    parts_ = threads_ == 1 ? 1 : threads_ * tuning::kCsrSpkitSharesPerThread;
     row_begin_.resize(parts_ + 1);
     nz_begin_.resize(parts_ + 1);
     for (int p = 0; p <= parts_; ++p) {
@@ -147,7 +161,12 @@ class CsrSpkit : public CpuSpmvPlan<T> {
       row_begin_[p] = lo;
       nz_begin_[p] = diag - lo;
     }
+    // Share p's first row began in an earlier share when the share starts inside it.
+    split_head_.assign(static_cast<std::size_t>(parts_), 0);
+    for (int p = 1; p < parts_; ++p)
+      split_head_[p] = row_begin_[p] < rows_ && nz_begin_[p] > a.row_ptr[row_begin_[p]];
     carry_.resize(static_cast<std::size_t>(parts_) * kPad, T(0));
+    head_.resize(static_cast<std::size_t>(parts_) * kPad, T(0));
     // Own copies, first touched by the thread that will read them.
     if (narrow_ptr_) ptr32_ = cpu::FirstTouchArray<std::uint32_t>(static_cast<std::size_t>(rows_) + 1);
     else ptr64_ = cpu::FirstTouchArray<std::int64_t>(static_cast<std::size_t>(rows_) + 1);
@@ -175,12 +194,16 @@ class CsrSpkit : public CpuSpmvPlan<T> {
     }
   }
 
-  void run(const T* x, T* y) override {
-    if (narrow_ptr_) {
-      if (rel16_) run_with(ptr32_.data(), col16_.data(), x, y); else run_with(ptr32_.data(), col32_.data(), x, y);
-    } else {
-      if (rel16_) run_with(ptr64_.data(), col16_.data(), x, y); else run_with(ptr64_.data(), col32_.data(), x, y);
-    }
+  void run(T alpha, const T* x, T beta, T* y, Stream) override {
+    cpu::with_epilogue(alpha, beta, [&](auto out) {
+      if (narrow_ptr_) {
+        if (rel16_) run_with(ptr32_.data(), col16_.data(), x, y, out);
+        else run_with(ptr32_.data(), col32_.data(), x, y, out);
+      } else {
+        if (rel16_) run_with(ptr64_.data(), col16_.data(), x, y, out);
+        else run_with(ptr64_.data(), col32_.data(), x, y, out);
+      }
+    });
   }
 
   std::uint64_t bytes_moved() const override {
@@ -195,7 +218,6 @@ class CsrSpkit : public CpuSpmvPlan<T> {
 
  private:
   static constexpr std::size_t kPad = 64 / sizeof(T);  // one carry per cache line
-  static constexpr int kSharesPerThread = 8;
   template <class Col>
   static T dot(const T* __restrict val, const Col* __restrict col, std::int64_t b, std::int64_t e, std::int64_t row,
                const T* __restrict x) {
@@ -215,22 +237,36 @@ class CsrSpkit : public CpuSpmvPlan<T> {
 #endif
   }
 
-  template <class Ptr, class Col>
-  void run_with(const Ptr* __restrict ptr, const Col* __restrict col, const T* __restrict x, T* __restrict y) {
+  template <class Ptr, class Col, class Out>
+  void run_with(const Ptr* __restrict ptr, const Col* __restrict col, const T* __restrict x, T* __restrict y,
+                Out out) {
     const T* __restrict val = val_.data();
 #pragma omp parallel for num_threads(threads_) schedule(dynamic, 1)
-      for (int p = 0; p < parts_; ++p) {
-        std::int64_t j = nz_begin_[p];
-        const std::int64_t i_end = row_begin_[p + 1], j_end = nz_begin_[p + 1];
-        for (std::int64_t i = row_begin_[p]; i < i_end; ++i) {
-          const std::int64_t e = static_cast<std::int64_t>(ptr[i + 1]);
-          y[i] = dot(val, col, j, e, i, x);
-          j = e;
-        }
-        carry_[p * kPad] = j < j_end ? dot(val, col, j, j_end, i_end, x) : T(0);
+    for (int p = 0; p < parts_; ++p) {
+      std::int64_t j = nz_begin_[p], i = row_begin_[p];
+      const std::int64_t i_end = row_begin_[p + 1], j_end = nz_begin_[p + 1];
+      if (split_head_[p] && i < i_end) {  // the rest of a row begun in an earlier share: kept aside
+        const std::int64_t e = static_cast<std::int64_t>(ptr[i + 1]);
+        head_[p * kPad] = dot(val, col, j, e, i, x);
+        j = e;
+        ++i;
       }
-    for (int p = 0; p < parts_; ++p)
-      if (row_begin_[p + 1] < rows_) y[row_begin_[p + 1]] += carry_[p * kPad];
+      for (; i < i_end; ++i) {
+        const std::int64_t e = static_cast<std::int64_t>(ptr[i + 1]);
+        out.write(y[i], dot(val, col, j, e, i, x));
+        j = e;
+      }
+      carry_[p * kPad] = j < j_end ? dot(val, col, j, j_end, i_end, x) : T(0);
+    }
+    // Split rows: the carries of the shares that stop inside a row, then the head of the share that
+    // finishes it, summed in order and written once.
+    T pending = 0;
+    for (int p = 1; p < parts_; ++p) {
+      pending += carry_[(p - 1) * kPad];
+      if (!split_head_[p] || row_begin_[p + 1] == row_begin_[p]) continue;  // row unsplit, or still going on
+      out.write(y[row_begin_[p]], pending + head_[p * kPad]);
+      pending = 0;
+    }
   }
 
   int threads_;
@@ -238,17 +274,14 @@ class CsrSpkit : public CpuSpmvPlan<T> {
   bool narrow_ptr_ = false, rel16_ = false;
   int parts_ = 1;
   std::vector<std::int64_t> row_begin_, nz_begin_;
-  std::vector<T> carry_;
+  std::vector<char> split_head_;  // per share: its first row began in an earlier share
+  std::vector<T> carry_, head_;
   cpu::FirstTouchArray<std::uint32_t> ptr32_;
   cpu::FirstTouchArray<std::int64_t> ptr64_;
   cpu::FirstTouchArray<std::int16_t> col16_;
   cpu::FirstTouchArray<std::int32_t> col32_;
   cpu::FirstTouchArray<T> val_;
 };
-
-// Fraction of the copy bandwidth cpu.csr.omp.spkit reaches over its own bytes when the matrix is far
-// larger than the caches (docs/perf/selector.md; L3-resident matrices run faster, as every kernel does).
-constexpr double kCsrSpkitEfficiency = 0.9;
 
 // Cost model of cpu.csr.omp.spkit as a CSR kernel: 32-bit offsets below 2^31 non-zeros, 16-bit relative
 // columns when every |col - row| < 2^15, merge-path shares (no imbalance from long rows). Its diagonal
@@ -258,8 +291,8 @@ CostEstimate csr_spkit_cost(const MatrixStats& s, Precision p, const PlanOptions
   e.applicable = true;
   const bool narrow_cols = s.max_diag_distance < (1 << 15);
   e.bytes = cost::csr_bytes(s, p, s.nnz < (std::int64_t{1} << 31) ? 4 : 8, narrow_cols ? 2 : 4);
-  e.efficiency = cost::with_gathers(kCsrSpkitEfficiency, e.bytes, s, Backend::cpu);
-  e.launch_us = 2 + 0.5 * o.threads;  // fork-join and the carries between shares
+  e.efficiency = cost::with_gathers(tuning::kCsrSpkitEfficiency, e.bytes, s, Backend::cpu);
+  e.launch_us = tuning::kCpuForkJoinUs + tuning::kCpuPerThreadUs * o.threads;  // fork-join, carries
   e.note = narrow_cols ? "16-bit relative columns" : "32-bit columns";
   return e;
 }
@@ -267,18 +300,52 @@ CostEstimate csr_spkit_cost(const MatrixStats& s, Precision p, const PlanOptions
 }  // namespace
 
 void register_cpu_csr_kernels(Registry& reg) {
-  add_kernel<CsrSerial>(reg, "cpu.csr.serial", Format::csr, Backend::cpu, false,
-                        "serial CSR, one row at a time, vectorised gather-dot (seeds 000/002)");
-  add_kernel<CsrNnzBalanced>(reg, "cpu.csr.omp.nnz_balanced", Format::csr, Backend::cpu, true,
-                             "OpenMP CSR, one contiguous row range per thread with balanced non-zeros (seed 000)");
-  add_kernel<CsrDynamic>(reg, "cpu.csr.omp.dynamic", Format::csr, Backend::cpu, true,
-                         "OpenMP CSR, schedule(dynamic, NZ_PER_CHUNK / mean row length), omp simd (seed 002)");
-  add_kernel<CsrGuided>(reg, "cpu.csr.omp.guided", Format::csr, Backend::cpu, true,
-                        "OpenMP CSR, schedule(guided) over rows (seed 000)");
-  add_kernel<CsrSpkit>(reg, "cpu.csr.omp.spkit", Format::csr, Backend::cpu, true,
-                       "spkit: merge-path split with carries, first-touch own copies, 32-bit offsets, 16-bit relative "
-                       "columns when they fit, AVX-512 rows",
-                       false, csr_spkit_cost);
+  {
+    KernelInfo k;
+    k.name = "cpu.csr.serial";
+    k.format = Format::csr;
+    k.backend = Backend::cpu;
+    k.description = "serial CSR, one row at a time, vectorised gather-dot (the reference loop)";
+    add_kernel<CsrSerial>(reg, std::move(k));
+  }
+  {
+    KernelInfo k;
+    k.name = "cpu.csr.omp.nnz_balanced";
+    k.format = Format::csr;
+    k.backend = Backend::cpu;
+    k.parallel = true;
+    k.description = "OpenMP CSR, one contiguous row range per thread with balanced non-zeros";
+    add_kernel<CsrNnzBalanced>(reg, std::move(k));
+  }
+  {
+    KernelInfo k;
+    k.name = "cpu.csr.omp.dynamic";
+    k.format = Format::csr;
+    k.backend = Backend::cpu;
+    k.parallel = true;
+    k.description = "OpenMP CSR, schedule(dynamic) with chunks of ~8192 non-zeros, omp simd rows";
+    add_kernel<CsrDynamic>(reg, std::move(k));
+  }
+  {
+    KernelInfo k;
+    k.name = "cpu.csr.omp.guided";
+    k.format = Format::csr;
+    k.backend = Backend::cpu;
+    k.parallel = true;
+    k.description = "OpenMP CSR, schedule(guided) over rows";
+    add_kernel<CsrGuided>(reg, std::move(k));
+  }
+  {
+    KernelInfo k;
+    k.name = "cpu.csr.omp.spkit";
+    k.format = Format::csr;
+    k.backend = Backend::cpu;
+    k.parallel = true;
+    k.description = "spkit: Merrill & Garland's merge-path split with carries, first-touch own copies, 32-bit "
+                    "offsets, 16-bit relative columns when they fit, AVX-512 rows";
+    k.cost = csr_spkit_cost;
+    add_kernel<CsrSpkit>(reg, std::move(k));
+  }
 }
 
 }  // namespace spkit

@@ -12,6 +12,8 @@
 
 #include <cstdint>
 
+#include "tuning.hpp"
+
 namespace spkit::cpu {
 
 #if defined(__AVX512F__) && defined(__AVX512BW__) && defined(__AVX512VL__)
@@ -30,9 +32,7 @@ inline __m512i load_idx16(const std::int32_t* c) { return _mm512_loadu_si512(c);
 inline __m512i load_idx16(const std::int16_t* c, __mmask16 m) { return _mm512_cvtepi16_epi32(_mm256_maskz_loadu_epi16(m, c)); }
 inline __m512i load_idx16(const std::int32_t* c, __mmask16 m) { return _mm512_maskz_loadu_epi32(m, c); }
 
-// Rows this short cost less as scalar code than a masked gather plus a horizontal reduction; a higher
-// threshold helps power-law matrices but costs road networks (2-4 entries per row) branch mispredictions.
-constexpr int kScalarRow = 1;  // empty and 1-entry rows: A/B-measured on powerlaw and road (docs/perf/cpu.md)
+// Rows of at most tuning::kCsrSpkitScalarRowMax entries run as this scalar loop.
 template <class T, class Col>
 inline T scalar_row_dot(const T* val, const Col* col, std::int64_t b, std::int64_t e, std::int32_t base, const T* x) {
   T sum = 0;
@@ -43,7 +43,7 @@ inline T scalar_row_dot(const T* val, const Col* col, std::int64_t b, std::int64
 template <class Col>
 inline double simd_row_dot(const double* val, const Col* col, std::int64_t b, std::int64_t e, std::int32_t base,
                            const double* x) {
-  if (e - b <= kScalarRow) return scalar_row_dot(val, col, b, e, base, x);
+  if (e - b <= tuning::kCsrSpkitScalarRowMax) return scalar_row_dot(val, col, b, e, base, x);
   __m512d acc0 = _mm512_setzero_pd(), acc1 = _mm512_setzero_pd();
   const __m256i vbase = _mm256_set1_epi32(base);
   std::int64_t k = b;
@@ -70,7 +70,7 @@ inline double simd_row_dot(const double* val, const Col* col, std::int64_t b, st
 template <class Col>
 inline float simd_row_dot(const float* val, const Col* col, std::int64_t b, std::int64_t e, std::int32_t base,
                           const float* x) {
-  if (e - b <= kScalarRow) return scalar_row_dot(val, col, b, e, base, x);
+  if (e - b <= tuning::kCsrSpkitScalarRowMax) return scalar_row_dot(val, col, b, e, base, x);
   __m512 acc0 = _mm512_setzero_ps();
   const __m512i vbase = _mm512_set1_epi32(base);
   std::int64_t k = b;

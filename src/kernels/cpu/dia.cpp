@@ -13,6 +13,7 @@
 #include "spkit/formats/dia.hpp"
 #include "spkit/kernel.hpp"
 #include "kernels/format_costs.hpp"
+#include "tuning.hpp"
 
 namespace spkit {
 namespace {
@@ -38,21 +39,32 @@ std::string full_detail(std::size_t diagonals, std::size_t slots, std::int64_t n
          cpu::percent(static_cast<double>(slots) - static_cast<double>(nnz), static_cast<double>(slots));
 }
 
-// Serial reference: y = 0, then one pass per diagonal over the rows whose column lies inside.
+// Rows whose sums the serial kernel keeps together (8 KB of doubles: stays in L1 across the diagonals).
+constexpr std::int64_t kSerialBlockRows = 1024;
+
+// Serial reference: for each block of rows, one pass per diagonal over the rows whose column lies
+// inside, then the block's sums written to y.
 template <class T>
 class DiaSerial : public CpuSpmvPlan<T> {
  public:
   DiaSerial(const Csr<T>& a, const PlanOptions& o) : m_(dia_for_kernel(a, o, false, 0)) {}
-  void run(const T* x, T* y) override {
+  void run(T alpha, const T* __restrict x, T beta, T* __restrict y, Stream) override {
     const std::int64_t rows = m_.rows, cols = m_.cols;
-    for (std::int64_t i = 0; i < rows; ++i) y[i] = T(0);
-    for (std::int64_t k = 0; k < m_.diagonals(); ++k) {
-      const std::int64_t off = m_.offsets[k];
-      const std::int64_t lo = std::max<std::int64_t>(0, -off), hi = std::min(rows, cols - off);
-      const T* __restrict v = m_.values.data() + k * rows;
+    cpu::with_epilogue(alpha, beta, [&](auto out) {
+      T acc[kSerialBlockRows];
+      for (std::int64_t r0 = 0; r0 < rows; r0 += kSerialBlockRows) {
+        const std::int64_t n = std::min(kSerialBlockRows, rows - r0);
+        for (std::int64_t r = 0; r < n; ++r) acc[r] = T(0);
+        for (std::int64_t k = 0; k < m_.diagonals(); ++k) {
+          const std::int64_t off = m_.offsets[k];
+          const std::int64_t lo = std::max(r0, -off), hi = std::min(r0 + n, cols - off);
+          const T* __restrict v = m_.values.data() + k * rows;
 #pragma omp simd
-      for (std::int64_t i = lo; i < hi; ++i) y[i] += v[i] * x[i + off];
-    }
+          for (std::int64_t i = lo; i < hi; ++i) acc[i - r0] += v[i] * x[i + off];
+        }
+        for (std::int64_t r = 0; r < n; ++r) out.write(y[r0 + r], acc[r]);
+      }
+    });
   }
   std::uint64_t bytes_moved() const override {
     return dia_plan_bytes<T>(m_.values.size(), m_.offsets.size(), m_.rows, m_.cols);
@@ -85,10 +97,20 @@ class DiaOmp : public CpuSpmvPlan<T> {
       std::copy(d.values.begin() + t * per_tile, d.values.begin() + (t + 1) * per_tile, val_.data() + t * per_tile);
   }
 
-  void run(const T* __restrict x, T* __restrict y) override {
+  void run(T alpha, const T* __restrict x, T beta, T* __restrict y, Stream) override {
+    cpu::with_epilogue(alpha, beta, [&](auto out) { run_with(x, y, out); });
+  }
+  std::uint64_t bytes_moved() const override { return dia_plan_bytes<T>(val_.size(), offs_.size(), rows_, cols_); }
+  std::string detail() const override {
+    return full_detail(offs_.size(), val_.size(), nnz_) + ", " + std::to_string(kTileRows) + "-row tiles";
+  }
+
+ private:
+  template <class Out>
+  void run_with(const T* __restrict x, T* __restrict y, Out out) {
     const std::int64_t nd = static_cast<std::int64_t>(offs_.size()), rows = rows_, cols = cols_;
     if (nd == 0) {
-      for (std::int64_t i = 0; i < rows; ++i) y[i] = T(0);
+      for (std::int64_t i = 0; i < rows; ++i) out.write(y[i], T(0));
       return;
     }
     const std::int64_t* offs = offs_.data();
@@ -104,7 +126,7 @@ class DiaOmp : public CpuSpmvPlan<T> {
 #pragma omp simd
           for (int q = 0; q < kTileRows; ++q) sum[q] += v[q] * xs[q];
         }
-        for (int q = 0; q < kTileRows; ++q) y[r0 + q] = sum[q];
+        for (int q = 0; q < kTileRows; ++q) out.write(y[r0 + q], sum[q]);
         continue;
       }
       alignas(64) T acc[kTileRows];
@@ -118,15 +140,10 @@ class DiaOmp : public CpuSpmvPlan<T> {
 #pragma omp simd
         for (std::int64_t r = lo; r < hi; ++r) acc[r] += v[r] * xs[r];
       }
-      for (std::int64_t r = 0; r < n; ++r) y[r0 + r] = acc[r];
+      for (std::int64_t r = 0; r < n; ++r) out.write(y[r0 + r], acc[r]);
     }
   }
-  std::uint64_t bytes_moved() const override { return dia_plan_bytes<T>(val_.size(), offs_.size(), rows_, cols_); }
-  std::string detail() const override {
-    return full_detail(offs_.size(), val_.size(), nnz_) + ", " + std::to_string(kTileRows) + "-row tiles";
-  }
 
- private:
   int threads_;
   std::int64_t rows_ = 0, cols_ = 0, nnz_ = 0, tiles_ = 0;
   std::vector<std::int64_t> offs_;
@@ -156,10 +173,24 @@ class DiaOmpSym : public CpuSpmvPlan<T> {
     }
   }
 
-  void run(const T* __restrict x, T* __restrict y) override {
+  void run(T alpha, const T* __restrict x, T beta, T* __restrict y, Stream) override {
+    cpu::with_epilogue(alpha, beta, [&](auto out) { run_with(x, y, out); });
+  }
+  std::uint64_t bytes_moved() const override { return dia_plan_bytes<T>(val_.size(), offs_.size(), rows_, rows_); }
+  std::string detail() const override {
+    const std::size_t nh = offs_.size();
+    const std::size_t all = nh == 0 ? 0 : 2 * nh - (offs_[0] == 0 ? 1 : 0);
+    return "symmetric: " + std::to_string(nh) + " of " + std::to_string(all) + " diagonals stored";
+  }
+
+ private:
+  // Every row's sum (its upper part and the mirrored lower part) is finished in the tile that owns the
+  // row, then written once through the epilogue.
+  template <class Out>
+  void run_with(const T* __restrict x, T* __restrict y, Out out) {
     const std::int64_t nh = static_cast<std::int64_t>(offs_.size()), rows = rows_;
     if (nh == 0) {
-      for (std::int64_t i = 0; i < rows; ++i) y[i] = T(0);
+      for (std::int64_t i = 0; i < rows; ++i) out.write(y[i], T(0));
       return;
     }
     const std::int64_t* offs = offs_.data();
@@ -192,17 +223,10 @@ class DiaOmpSym : public CpuSpmvPlan<T> {
             acc[r] += v[r0 + r - d] * x[r0 + r - d];
         }
       }
-      for (std::int64_t r = 0; r < n; ++r) y[r0 + r] = acc[r];
+      for (std::int64_t r = 0; r < n; ++r) out.write(y[r0 + r], acc[r]);
     }
   }
-  std::uint64_t bytes_moved() const override { return dia_plan_bytes<T>(val_.size(), offs_.size(), rows_, rows_); }
-  std::string detail() const override {
-    const std::size_t nh = offs_.size();
-    const std::size_t all = nh == 0 ? 0 : 2 * nh - (offs_[0] == 0 ? 1 : 0);
-    return "symmetric: " + std::to_string(nh) + " of " + std::to_string(all) + " diagonals stored";
-  }
 
- private:
   int threads_;
   std::int64_t rows_ = 0, nnz_ = 0, tiles_ = 0;
   std::vector<std::int64_t> offs_;  // diagonal offsets >= 0, ascending
@@ -212,24 +236,41 @@ class DiaOmpSym : public CpuSpmvPlan<T> {
 }  // namespace
 
 void register_cpu_dia_kernels(Registry& reg) {
-  // Efficiencies, from the quiet dev-box runs of docs/PERFORMANCE.md (2 threads, fp64): the tiled kernel
-  // streamed its own bytes at ~21-22 GB/s, the symmetric one at 18.8 GB/s (its mirror reads come from
-  // cache), i.e. about the machine's streaming rate (partly from L3): 1.0 and 0.87 of it. Serial: half.
-  add_kernel<DiaSerial>(reg, "cpu.dia.serial", Format::dia, Backend::cpu, false,
-                        "serial DIA, one unit-stride pass per diagonal (reference of the format)", false,
-                        [](const MatrixStats& s, Precision p, const PlanOptions&) {
-                          return dia_cost(s, p, false, 0, 0.5, 1.0);
-                        });
-  add_kernel<DiaOmp>(reg, "cpu.dia.omp", Format::dia, Backend::cpu, true,
-                     "OpenMP DIA: 64-row tiles (one sequential stream each), sums in registers across diagonals",
-                     false, [](const MatrixStats& s, Precision p, const PlanOptions&) {
-                       return dia_cost(s, p, false, kTileRows, 1.0, 5.0);
-                     });
-  add_kernel<DiaOmpSym>(reg, "cpu.dia.omp_sym", Format::dia, Backend::cpu, true,
-                        "OpenMP symmetric DIA: diagonals d >= 0 only, the mirror a(i,i-d) read from slot i-d", false,
-                        [](const MatrixStats& s, Precision p, const PlanOptions&) {
-                          return dia_cost(s, p, true, 0, 0.87, 5.0);
-                        });
+  {
+    KernelInfo k;
+    k.name = "cpu.dia.serial";
+    k.format = Format::dia;
+    k.backend = Backend::cpu;
+    k.description = "serial DIA, one unit-stride pass per diagonal over blocks of rows (reference of the format)";
+    k.cost = [](const MatrixStats& s, Precision p, const PlanOptions&) {
+      return dia_cost(s, p, false, 0, tuning::kDiaSerialEfficiency, tuning::kDiaSerialLaunchUs);
+    };
+    add_kernel<DiaSerial>(reg, std::move(k));
+  }
+  {
+    KernelInfo k;
+    k.name = "cpu.dia.omp";
+    k.format = Format::dia;
+    k.backend = Backend::cpu;
+    k.parallel = true;
+    k.description = "OpenMP DIA: 64-row tiles (one sequential stream each), sums in registers across diagonals";
+    k.cost = [](const MatrixStats& s, Precision p, const PlanOptions&) {
+      return dia_cost(s, p, false, kTileRows, tuning::kDiaOmpEfficiency, tuning::kDiaOmpLaunchUs);
+    };
+    add_kernel<DiaOmp>(reg, std::move(k));
+  }
+  {
+    KernelInfo k;
+    k.name = "cpu.dia.omp_sym";
+    k.format = Format::dia;
+    k.backend = Backend::cpu;
+    k.parallel = true;
+    k.description = "OpenMP symmetric DIA: diagonals d >= 0 only, the mirror a(i,i-d) read from slot i-d";
+    k.cost = [](const MatrixStats& s, Precision p, const PlanOptions&) {
+      return dia_cost(s, p, true, 0, tuning::kDiaOmpSymEfficiency, tuning::kDiaOmpLaunchUs);
+    };
+    add_kernel<DiaOmpSym>(reg, std::move(k));
+  }
 }
 
 }  // namespace spkit

@@ -1,20 +1,18 @@
-// CPU ELLPACK kernels (seeds 001/002): row order over a row-major ELL, column order over a column-major
-// ELL (the comparison of seed 001), and OpenMP schedule(static) over rows.
+// CPU ELLPACK kernels: row order over a row-major ELL, column order over a column-major ELL (the two
+// loop orders compared), and OpenMP schedule(static) over rows.
 #include <omp.h>
 
 #include <string>
+#include <vector>
 
 #include "kernels/cost_model.hpp"
 #include "kernels/cpu/cpu_common.hpp"
 #include "spkit/formats/ell.hpp"
 #include "spkit/kernel.hpp"
+#include "tuning.hpp"
 
 namespace spkit {
 namespace {
-
-// Fraction of copy bandwidth cpu.ell.omp reaches over its own bytes: about 0.6x of cpu.hll.omp.guided
-// per byte in the interleaved 1-thread runs of docs/perf/selector.md (row-major ELL gathers row by row).
-constexpr double kEllOmpEfficiency = 0.55;
 
 template <class T>
 std::uint64_t ell_moved(const Ell<T>& e) {
@@ -27,12 +25,12 @@ std::string ell_detail(const Ell<T>& e) {
 }
 
 // Row-major ELL, for each row the inner product over its width (contiguous, vectorised gather).
-template <class T>
-void ell_rows(const Ell<T>& e, std::int64_t r0, std::int64_t r1, const T* __restrict x, T* __restrict y) {
+template <class T, class Out>
+void ell_rows(const Ell<T>& e, std::int64_t r0, std::int64_t r1, const T* __restrict x, T* __restrict y, Out out) {
   const std::int64_t w = e.width;
   const std::int32_t* __restrict col = e.col_idx.data();
   const T* __restrict val = e.values.data();
-  for (std::int64_t i = r0; i < r1; ++i) y[i] = cpu::row_dot(val, col, i * w, i * w + w, x);
+  for (std::int64_t i = r0; i < r1; ++i) out.write(y[i], cpu::row_dot(val, col, i * w, i * w + w, x));
 }
 
 template <class T>
@@ -40,7 +38,9 @@ class EllSerialRowOrder : public CpuSpmvPlan<T> {
  public:
   EllSerialRowOrder(const Csr<T>& a, const PlanOptions& o)
       : e_(csr_to_ell(a, Layout::row_major, FormatLimits{o.memory_budget_bytes})) {}
-  void run(const T* x, T* y) override { ell_rows(e_, 0, e_.rows, x, y); }
+  void run(T alpha, const T* x, T beta, T* y, Stream) override {
+    cpu::with_epilogue(alpha, beta, [&](auto out) { ell_rows(e_, 0, e_.rows, x, y, out); });
+  }
   std::uint64_t bytes_moved() const override { return ell_moved(e_); }
   std::string detail() const override { return ell_detail(e_) + ", row-major"; }
 
@@ -48,14 +48,39 @@ class EllSerialRowOrder : public CpuSpmvPlan<T> {
   Ell<T> e_;
 };
 
-// Column-major ELL walked column by column: y[i] += A(i, k) x over all rows for each k, so the inner
-// loop runs over consecutive rows (unit-stride values and indices, vectorised across rows).
+// Column-major ELL walked column by column: sum[i] += A(i, k) x over all rows for each k, so the inner
+// loop runs over consecutive rows (unit-stride values and indices, vectorised across rows). The sums
+// build up in y itself when beta == 0 (y is only output), else in the plan's own array, so that y keeps
+// beta's input until the last column writes it.
 template <class T>
 class EllSerialColOrder : public CpuSpmvPlan<T> {
  public:
   EllSerialColOrder(const Csr<T>& a, const PlanOptions& o)
       : e_(csr_to_ell(a, Layout::col_major, FormatLimits{o.memory_budget_bytes})) {}
-  void run(const T* __restrict x, T* __restrict y) override {
+  void run(T alpha, const T* x, T beta, T* y, Stream) override {
+    cpu::with_epilogue(alpha, beta, [&](auto out) {
+      if constexpr (decltype(out)::reads_y) {
+        if (e_.width > 1 && acc_.size() != static_cast<std::size_t>(e_.rows))
+          acc_.resize(static_cast<std::size_t>(e_.rows));
+        run_with(x, y, acc_.data(), out);
+      } else if constexpr (decltype(out)::kind == cpu::EpilogueKind::scale) {
+        run_with(x, y, nullptr, out);
+      } else {
+        sum_all_columns(x, y);
+      }
+    });
+  }
+  std::uint64_t bytes_moved() const override {
+    // y is read and written once per column in this loop order; count the format's bytes honestly
+    // (x once, y once) as for every kernel: the extra y traffic is the point of the comparison.
+    return ell_moved(e_);
+  }
+  std::string detail() const override { return ell_detail(e_) + ", column-major"; }
+
+ private:
+  // y = A x: y cleared, then every column added to it. Kept apart from run_with: the same loops with the
+  // last column peeled off (where the epilogue goes) measured 25-30% slower here (lap3d, 1 thread).
+  void sum_all_columns(const T* __restrict x, T* __restrict y) {
     const std::int64_t rows = e_.rows, w = e_.width;
     const std::int32_t* __restrict col = e_.col_idx.data();
     const T* __restrict val = e_.values.data();
@@ -67,15 +92,43 @@ class EllSerialColOrder : public CpuSpmvPlan<T> {
       for (std::int64_t i = 0; i < rows; ++i) y[i] += vk[i] * x[ck[i]];
     }
   }
-  std::uint64_t bytes_moved() const override {
-    // y is read and written once per column in this loop order; count the format's bytes honestly
-    // (x once, y once) as for every kernel: the extra y traffic is the point of the comparison.
-    return ell_moved(e_);
+  // The sums of the columns before the last build up in `acc` (null when beta == 0: then in y itself),
+  // cleared first and every column added (a first column that assigns measured slower).
+  template <class Out>
+  void run_with(const T* __restrict x, T* __restrict y, T* __restrict acc, Out out) {
+    const std::int64_t rows = e_.rows, w = e_.width;
+    const std::int32_t* __restrict col = e_.col_idx.data();
+    const T* __restrict val = e_.values.data();
+    if (w == 0) {
+      for (std::int64_t i = 0; i < rows; ++i) out.write(y[i], T(0));
+      return;
+    }
+    const std::int32_t* __restrict cl = col + (w - 1) * rows;  // the last column writes y
+    const T* __restrict vl = val + (w - 1) * rows;
+    if (w == 1) {  // no sums before the last column
+#pragma omp simd
+      for (std::int64_t i = 0; i < rows; ++i) out.write(y[i], vl[i] * x[cl[i]]);
+      return;
+    }
+    T* sums = acc ? acc : y;  // may be y: not __restrict
+    for (std::int64_t i = 0; i < rows; ++i) sums[i] = T(0);
+    for (std::int64_t k = 0; k + 1 < w; ++k) {
+      const std::int32_t* __restrict ck = col + k * rows;
+      const T* __restrict vk = val + k * rows;
+#pragma omp simd
+      for (std::int64_t i = 0; i < rows; ++i) sums[i] += vk[i] * x[ck[i]];
+    }
+    if (acc) {
+#pragma omp simd
+      for (std::int64_t i = 0; i < rows; ++i) out.write(y[i], acc[i] + vl[i] * x[cl[i]]);
+    } else {
+#pragma omp simd
+      for (std::int64_t i = 0; i < rows; ++i) out.write(y[i], y[i] + vl[i] * x[cl[i]]);
+    }
   }
-  std::string detail() const override { return ell_detail(e_) + ", column-major"; }
 
- private:
   Ell<T> e_;
+  std::vector<T> acc_;  // with beta != 0: sums over the columns before the last (made on first need)
 };
 
 template <class T>
@@ -83,12 +136,14 @@ class EllOmp : public CpuSpmvPlan<T> {
  public:
   EllOmp(const Csr<T>& a, const PlanOptions& o)
       : e_(csr_to_ell(a, Layout::row_major, FormatLimits{o.memory_budget_bytes})), threads_(cpu::plan_threads(o.threads)) {}
-  void run(const T* x, T* y) override {
+  void run(T alpha, const T* x, T beta, T* y, Stream) override {
     const std::int64_t rows = e_.rows, w = e_.width;
     const std::int32_t* __restrict col = e_.col_idx.data();
     const T* __restrict val = e_.values.data();
+    cpu::with_epilogue(alpha, beta, [&](auto out) {
 #pragma omp parallel for num_threads(threads_) schedule(static)
-    for (std::int64_t i = 0; i < rows; ++i) y[i] = cpu::row_dot(val, col, i * w, i * w + w, x);
+      for (std::int64_t i = 0; i < rows; ++i) out.write(y[i], cpu::row_dot(val, col, i * w, i * w + w, x));
+    });
   }
   std::uint64_t bytes_moved() const override { return ell_moved(e_); }
   std::string detail() const override { return ell_detail(e_) + ", row-major"; }
@@ -106,8 +161,8 @@ CostEstimate ell_omp_cost(const MatrixStats& s, Precision p, const PlanOptions& 
   CostEstimate e;
   e.applicable = true;
   e.bytes = cost::in(s.bytes_ell, p) + cost::vector_bytes(s, p);
-  e.efficiency = cost::with_gathers(kEllOmpEfficiency, e.bytes, s, Backend::cpu);
-  e.launch_us = 2 + 0.5 * o.threads;
+  e.efficiency = cost::with_gathers(tuning::kEllOmpEfficiency, e.bytes, s, Backend::cpu);
+  e.launch_us = tuning::kCpuForkJoinUs + tuning::kCpuPerThreadUs * o.threads;
   e.convert_bytes = cost::in(s.bytes_csr, p) + cost::in(s.bytes_ell, p);
   e.note = "width " + std::to_string(s.ell_width) + ", padding " + cost::percent(s.ell_padding_ratio);
   return e;
@@ -116,12 +171,32 @@ CostEstimate ell_omp_cost(const MatrixStats& s, Precision p, const PlanOptions& 
 }  // namespace
 
 void register_cpu_ell_kernels(Registry& reg) {
-  add_kernel<EllSerialRowOrder>(reg, "cpu.ell.serial.row_order", Format::ell, Backend::cpu, false,
-                                "serial ELLPACK, row-major, row by row (seeds 001/002)");
-  add_kernel<EllSerialColOrder>(reg, "cpu.ell.serial.col_order", Format::ell, Backend::cpu, false,
-                                "serial ELLPACK, column-major, column by column over all rows (seed 001)");
-  add_kernel<EllOmp>(reg, "cpu.ell.omp", Format::ell, Backend::cpu, true,
-                     "OpenMP ELLPACK, row-major, schedule(static) over rows (seed 002)", false, ell_omp_cost);
+  {
+    KernelInfo k;
+    k.name = "cpu.ell.serial.row_order";
+    k.format = Format::ell;
+    k.backend = Backend::cpu;
+    k.description = "serial ELLPACK, row-major, row by row";
+    add_kernel<EllSerialRowOrder>(reg, std::move(k));
+  }
+  {
+    KernelInfo k;
+    k.name = "cpu.ell.serial.col_order";
+    k.format = Format::ell;
+    k.backend = Backend::cpu;
+    k.description = "serial ELLPACK, column-major, column by column over all rows";
+    add_kernel<EllSerialColOrder>(reg, std::move(k));
+  }
+  {
+    KernelInfo k;
+    k.name = "cpu.ell.omp";
+    k.format = Format::ell;
+    k.backend = Backend::cpu;
+    k.parallel = true;
+    k.description = "OpenMP ELLPACK, row-major, schedule(static) over rows";
+    k.cost = ell_omp_cost;
+    add_kernel<EllOmp>(reg, std::move(k));
+  }
 }
 
 }  // namespace spkit

@@ -1,5 +1,5 @@
-// CPU HLL kernels (seed 000): serial row-major and column-major within a hack, OpenMP schedule(guided)
-// over hacks.
+// CPU HLL kernels (Monakov et al.'s sliced / hacked ELLPACK): serial row-major and column-major within a
+// hack, OpenMP schedule(guided) over hacks.
 #include <omp.h>
 
 #include <algorithm>
@@ -10,13 +10,10 @@
 #include "kernels/cpu/cpu_common.hpp"
 #include "spkit/formats/hll.hpp"
 #include "spkit/kernel.hpp"
+#include "tuning.hpp"
 
 namespace spkit {
 namespace {
-
-// Fraction of copy bandwidth cpu.hll.omp.guided reaches over its own bytes: per byte within 0.8-1.25x of
-// cpu.csr.omp.spkit in the interleaved 1-thread runs of docs/perf/selector.md, so the same figure.
-constexpr double kHllOmpEfficiency = 0.9;
 
 template <class T>
 std::string hll_detail(const Hll<T>& h) {
@@ -30,19 +27,20 @@ std::uint64_t hll_moved(const Hll<T>& h) {
 }
 
 // One hack, row-major: each row's inner product over the hack width.
-template <class T>
-void hack_row_major(const Hll<T>& h, std::int64_t hk, const T* __restrict x, T* __restrict y) {
+template <class T, class Out>
+void hack_row_major(const Hll<T>& h, std::int64_t hk, const T* __restrict x, T* __restrict y, Out out) {
   const std::int64_t r0 = hk * h.hack_size, hr = std::min<std::int64_t>(h.hack_size, h.rows - r0);
   const std::int64_t w = h.hack_width[hk], base = h.hack_offset[hk];
   const std::int32_t* col = h.col_idx.data() + base;
   const T* val = h.values.data() + base;
-  for (std::int64_t r = 0; r < hr; ++r) y[r0 + r] = cpu::row_dot(val, col, r * w, r * w + w, x);
+  for (std::int64_t r = 0; r < hr; ++r) out.write(y[r0 + r], cpu::row_dot(val, col, r * w, r * w + w, x));
 }
 
 // One hack, column-major: accumulate the hack's rows together, column by column (vectorised across
 // rows), in a local buffer so y is written once.
-template <class T>
-void hack_col_major(const Hll<T>& h, std::int64_t hk, const T* __restrict x, T* __restrict y, T* __restrict acc) {
+template <class T, class Out>
+void hack_col_major(const Hll<T>& h, std::int64_t hk, const T* __restrict x, T* __restrict y, T* __restrict acc,
+                    Out out) {
   const std::int64_t r0 = hk * h.hack_size, hr = std::min<std::int64_t>(h.hack_size, h.rows - r0);
   const std::int64_t w = h.hack_width[hk], base = h.hack_offset[hk];
   const std::int32_t* __restrict col = h.col_idx.data() + base;
@@ -52,7 +50,7 @@ void hack_col_major(const Hll<T>& h, std::int64_t hk, const T* __restrict x, T* 
 #pragma omp simd
     for (std::int64_t r = 0; r < hr; ++r) acc[r] += val[k * hr + r] * x[col[k * hr + r]];
   }
-  for (std::int64_t r = 0; r < hr; ++r) y[r0 + r] = acc[r];
+  for (std::int64_t r = 0; r < hr; ++r) out.write(y[r0 + r], acc[r]);
 }
 
 template <class T>
@@ -60,8 +58,10 @@ class HllSerialRowMajor : public CpuSpmvPlan<T> {
  public:
   HllSerialRowMajor(const Csr<T>& a, const PlanOptions& o)
       : h_(csr_to_hll(a, o.hack_size, Layout::row_major, FormatLimits{o.memory_budget_bytes})) {}
-  void run(const T* x, T* y) override {
-    for (std::int64_t hk = 0; hk < h_.hacks(); ++hk) hack_row_major(h_, hk, x, y);
+  void run(T alpha, const T* x, T beta, T* y, Stream) override {
+    cpu::with_epilogue(alpha, beta, [&](auto out) {
+      for (std::int64_t hk = 0; hk < h_.hacks(); ++hk) hack_row_major(h_, hk, x, y, out);
+    });
   }
   std::uint64_t bytes_moved() const override { return hll_moved(h_); }
   std::string detail() const override { return hll_detail(h_); }
@@ -76,8 +76,10 @@ class HllSerialColMajor : public CpuSpmvPlan<T> {
   HllSerialColMajor(const Csr<T>& a, const PlanOptions& o)
       : h_(csr_to_hll(a, o.hack_size, Layout::col_major, FormatLimits{o.memory_budget_bytes})),
         acc_(static_cast<std::size_t>(h_.hack_size)) {}
-  void run(const T* x, T* y) override {
-    for (std::int64_t hk = 0; hk < h_.hacks(); ++hk) hack_col_major(h_, hk, x, y, acc_.data());
+  void run(T alpha, const T* x, T beta, T* y, Stream) override {
+    cpu::with_epilogue(alpha, beta, [&](auto out) {
+      for (std::int64_t hk = 0; hk < h_.hacks(); ++hk) hack_col_major(h_, hk, x, y, acc_.data(), out);
+    });
   }
   std::uint64_t bytes_moved() const override { return hll_moved(h_); }
   std::string detail() const override { return hll_detail(h_); }
@@ -94,14 +96,16 @@ class HllOmpGuided : public CpuSpmvPlan<T> {
       : h_(csr_to_hll(a, o.hack_size, Layout::col_major, FormatLimits{o.memory_budget_bytes})),
         threads_(cpu::plan_threads(o.threads)),
         acc_(static_cast<std::size_t>(threads_) * static_cast<std::size_t>(h_.hack_size + kPad)) {}
-  void run(const T* x, T* y) override {
+  void run(T alpha, const T* x, T beta, T* y, Stream) override {
     const std::int64_t hacks = h_.hacks();
+    cpu::with_epilogue(alpha, beta, [&](auto out) {
 #pragma omp parallel num_threads(threads_)
-    {
-      T* acc = acc_.data() + static_cast<std::size_t>(omp_get_thread_num()) * (h_.hack_size + kPad);
+      {
+        T* acc = acc_.data() + static_cast<std::size_t>(omp_get_thread_num()) * (h_.hack_size + kPad);
 #pragma omp for schedule(guided)
-      for (std::int64_t hk = 0; hk < hacks; ++hk) hack_col_major(h_, hk, x, y, acc);
-    }
+        for (std::int64_t hk = 0; hk < hacks; ++hk) hack_col_major(h_, hk, x, y, acc, out);
+      }
+    });
   }
   std::uint64_t bytes_moved() const override { return hll_moved(h_); }
   std::string detail() const override { return hll_detail(h_); }
@@ -121,8 +125,8 @@ CostEstimate hll_omp_cost(const MatrixStats& s, Precision p, const PlanOptions& 
   CostEstimate e;
   e.applicable = true;
   e.bytes = cost::in(s.bytes_hll, p) + cost::vector_bytes(s, p);
-  e.efficiency = cost::with_gathers(kHllOmpEfficiency, e.bytes, s, Backend::cpu);
-  e.launch_us = 2 + 0.5 * o.threads;
+  e.efficiency = cost::with_gathers(tuning::kHllOmpEfficiency, e.bytes, s, Backend::cpu);
+  e.launch_us = tuning::kCpuForkJoinUs + tuning::kCpuPerThreadUs * o.threads;
   e.convert_bytes = cost::in(s.bytes_csr, p) + cost::in(s.bytes_hll, p);
   e.note = "hack " + std::to_string(s.hack_size) + ", padding " + cost::percent(s.hll_padding_ratio);
   return e;
@@ -131,12 +135,33 @@ CostEstimate hll_omp_cost(const MatrixStats& s, Precision p, const PlanOptions& 
 }  // namespace
 
 void register_cpu_hll_kernels(Registry& reg) {
-  add_kernel<HllSerialRowMajor>(reg, "cpu.hll.serial.row_major", Format::hll, Backend::cpu, false,
-                                "serial HLL, row-major within each hack (seed 000)");
-  add_kernel<HllSerialColMajor>(reg, "cpu.hll.serial.col_major", Format::hll, Backend::cpu, false,
-                                "serial HLL, column-major within each hack, vectorised across rows (seed 000)");
-  add_kernel<HllOmpGuided>(reg, "cpu.hll.omp.guided", Format::hll, Backend::cpu, true,
-                           "OpenMP HLL, column-major hacks, schedule(guided) over hacks (seed 000)", false, hll_omp_cost);
+  {
+    KernelInfo k;
+    k.name = "cpu.hll.serial.row_major";
+    k.format = Format::hll;
+    k.backend = Backend::cpu;
+    k.description = "serial HLL (Monakov et al.'s hacked ELLPACK), row-major within each hack";
+    add_kernel<HllSerialRowMajor>(reg, std::move(k));
+  }
+  {
+    KernelInfo k;
+    k.name = "cpu.hll.serial.col_major";
+    k.format = Format::hll;
+    k.backend = Backend::cpu;
+    k.description = "serial HLL (Monakov et al.'s hacked ELLPACK), column-major within each hack, vectorised "
+                    "across rows";
+    add_kernel<HllSerialColMajor>(reg, std::move(k));
+  }
+  {
+    KernelInfo k;
+    k.name = "cpu.hll.omp.guided";
+    k.format = Format::hll;
+    k.backend = Backend::cpu;
+    k.parallel = true;
+    k.description = "OpenMP HLL (Monakov et al.'s hacked ELLPACK), column-major hacks, schedule(guided) over hacks";
+    k.cost = hll_omp_cost;
+    add_kernel<HllOmpGuided>(reg, std::move(k));
+  }
 }
 
 }  // namespace spkit

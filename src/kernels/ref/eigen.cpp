@@ -1,6 +1,8 @@
 // Comparison kernel ref.eigen.csr: Eigen's row-major sparse matrix times a dense vector, the
 // product Eigen runs in parallel with OpenMP (Eigen::setNbThreads) over rows. The matrix is built
-// at plan time; run() is y.noalias() = A * x over Eigen::Maps of spkit's x and y.
+// at plan time; run() is Eigen's product over Eigen::Maps of spkit's x and y: y.noalias() = A * x for
+// alpha = 1, beta = 0 (the benchmark's case), else Eigen's scaled product y += alpha * A * x after
+// y *= beta (Eigen has no beta of its own).
 #include <Eigen/Core>
 #include <Eigen/SparseCore>
 
@@ -33,11 +35,17 @@ class EigenCsrPlan final : public CpuSpmvPlan<T> {
     std::copy(a.values.begin(), a.values.end(), matrix_.valuePtr());
   }
 
-  void run(const T* x, T* y) override {
+  void run(T alpha, const T* x, T beta, T* y, Stream) override {
     Eigen::setNbThreads(threads_);
     Eigen::Map<const Vector> xv(x, matrix_.cols());
     Eigen::Map<Vector> yv(y, matrix_.rows());
-    yv.noalias() = matrix_ * xv;
+    if (beta == T(0)) {
+      yv.noalias() = matrix_ * xv;  // assigns: y is not read
+      if (alpha != T(1)) yv *= alpha;
+      return;
+    }
+    if (beta != T(1)) yv *= beta;
+    yv.noalias() += alpha * (matrix_ * xv);
   }
   std::uint64_t bytes_moved() const override {
     return static_cast<std::uint64_t>(matrix_.nonZeros()) * (sizeof(T) + sizeof(int)) +
@@ -54,8 +62,14 @@ class EigenCsrPlan final : public CpuSpmvPlan<T> {
 }  // namespace
 
 void register_ref_eigen_kernels(Registry& reg) {
-  add_kernel<EigenCsrPlan>(reg, "ref.eigen.csr", Format::csr, Backend::cpu, /*parallel=*/true,
-                           "Eigen row-major SparseMatrix * vector (OpenMP over rows)", /*comparison=*/true);
+  KernelInfo k;
+  k.name = "ref.eigen.csr";
+  k.format = Format::csr;
+  k.backend = Backend::cpu;
+  k.parallel = true;
+  k.comparison = true;
+  k.description = "Eigen row-major SparseMatrix * vector (OpenMP over rows)";
+  add_kernel<EigenCsrPlan>(reg, std::move(k));
 }
 
 }  // namespace spkit

@@ -1,7 +1,8 @@
 // Comparison kernel ref.librsb: librsb's recursive sparse blocks (a quad-tree of COO/CSR leaves
-// sized for the caches), assembled from CSR at plan time; run() is rsb_spmv. Debian's librsb is
-// built with float, double and the two complex types (rsb_types.h: RSB_HAVE_TYPE_FLOAT/DOUBLE), so
-// both of spkit's precisions apply; a build lacking one makes that precision NotApplicable.
+// sized for the caches), assembled from CSR at plan time; run() is rsb_spmv, which takes alpha and beta.
+// Debian's librsb is built with float, double and the two complex types (rsb_types.h:
+// RSB_HAVE_TYPE_FLOAT/DOUBLE), so both of spkit's precisions apply; a build lacking one makes that
+// precision NotApplicable.
 #include <rsb.h>
 
 #include <algorithm>
@@ -76,12 +77,11 @@ class RsbPlan final : public CpuSpmvPlan<T> {
   RsbPlan(const RsbPlan&) = delete;
   RsbPlan& operator=(const RsbPlan&) = delete;
 
-  void run(const T* x, T* y) override {
+  void run(T alpha, const T* x, T beta, T* y, Stream) override {
     set_threads();
-    // rsb_spmv computes y = alpha A x + beta y and scales y even when beta is 0, so y is cleared
-    // first (a NaN left in y would otherwise survive 0 * NaN).
-    std::fill(y, y + rows_, T(0));
-    const T alpha = 1, beta = 0;
+    // rsb_spmv computes y = alpha A x + beta y and scales y even when beta is 0, so with beta == 0 y is
+    // cleared first (a NaN left in y would otherwise survive 0 * NaN).
+    if (beta == T(0)) std::fill(y, y + rows_, T(0));
     const rsb_err_t err = rsb_spmv(RSB_TRANSPOSITION_N, &alpha, mtx_, x, 1, &beta, y, 1);
     if (err != RSB_ERR_NO_ERROR) throw Error("librsb: rsb_spmv failed: " + rsb_error_text(err));
   }
@@ -106,9 +106,14 @@ class RsbPlan final : public CpuSpmvPlan<T> {
 }  // namespace
 
 void register_ref_librsb_kernels(Registry& reg) {
-  add_kernel<RsbPlan>(reg, "ref.librsb", Format::rsb, Backend::cpu, /*parallel=*/true,
-                      "librsb recursive sparse blocks, rsb_spmv (assembled from CSR at plan time)",
-                      /*comparison=*/true);
+  KernelInfo k;
+  k.name = "ref.librsb";
+  k.format = Format::rsb;
+  k.backend = Backend::cpu;
+  k.parallel = true;
+  k.comparison = true;
+  k.description = "librsb recursive sparse blocks (Martone), rsb_spmv (assembled from CSR at plan time)";
+  add_kernel<RsbPlan>(reg, std::move(k));
 }
 
 }  // namespace spkit

@@ -7,7 +7,7 @@
 //                block entries / non-zeros) stays at most kMaxBsrFill
 // Each sets an mv hint promising many calls, the aggressive memory hint and calls mkl_sparse_optimize
 // at plan time (so MKL's preprocessing is in conversion_ms, and on its own in optimize_ms); run() is
-// one mkl_sparse_?_mv.
+// one mkl_sparse_?_mv, which takes alpha and beta itself.
 //
 // Index width: the LP64 interface (32-bit MKL_INT) is used, so row pointers are copied to int and
 // the matrix must have nnz, rows, cols < 2^31; beyond that the plan throws TooLarge. (MKL's _64
@@ -71,15 +71,7 @@ class MklPlanBase : public CpuSpmvPlan<T> {
   MklPlanBase(const MklPlanBase&) = delete;
   MklPlanBase& operator=(const MklPlanBase&) = delete;
 
-  void run(const T* x, T* y) override {
-    mkl_set_num_threads_local(threads_);
-    sparse_status_t s;
-    if constexpr (sizeof(T) == 8)
-      s = mkl_sparse_d_mv(SPARSE_OPERATION_NON_TRANSPOSE, 1.0, handle_, descr_, x, 0.0, y);
-    else
-      s = mkl_sparse_s_mv(SPARSE_OPERATION_NON_TRANSPOSE, 1.0f, handle_, descr_, x, 0.0f, y);
-    check_mkl(s, "mkl_sparse_?_mv");
-  }
+  void run(T alpha, const T* x, T beta, T* y, Stream) override { mv(alpha, x, beta, y); }
   double optimize_ms() const override { return optimize_ms_; }
 
  protected:
@@ -88,6 +80,16 @@ class MklPlanBase : public CpuSpmvPlan<T> {
     descr_.mode = mode;
     descr_.diag = SPARSE_DIAG_NON_UNIT;
     mkl_set_num_threads_local(threads_);  // optimize may tune for the thread count it will run with
+  }
+  // y = alpha*A*x + beta*y by MKL (with beta == 0 MKL does not read y).
+  void mv(T alpha, const T* x, T beta, T* y) {
+    mkl_set_num_threads_local(threads_);
+    sparse_status_t s;
+    if constexpr (sizeof(T) == 8)
+      s = mkl_sparse_d_mv(SPARSE_OPERATION_NON_TRANSPOSE, alpha, handle_, descr_, x, beta, y);
+    else
+      s = mkl_sparse_s_mv(SPARSE_OPERATION_NON_TRANSPOSE, alpha, handle_, descr_, x, beta, y);
+    check_mkl(s, "mkl_sparse_?_mv");
   }
   void created(sparse_status_t s, const char* call) {
     check_mkl(s, call);
@@ -298,11 +300,13 @@ class MklBsrPlan final : public MklPlanBase<T> {
     this->created(s, "mkl_sparse_?_create_bsr");
     this->optimize();
   }
-  void run(const T* x, T* y) override {
-    if (!padded_) return MklPlanBase<T>::run(x, y);
-    // Rows or columns not a multiple of the block: MKL sees the padded square-block matrix.
+  void run(T alpha, const T* x, T beta, T* y, Stream) override {
+    if (!padded_) return this->mv(alpha, x, beta, y);
+    // Rows or columns not a multiple of the block: MKL sees the padded square-block matrix (y goes in
+    // only when beta reads it).
     std::copy(x, x + cols_, x_pad_.begin());
-    MklPlanBase<T>::run(x_pad_.data(), y_pad_.data());
+    if (beta != T(0)) std::copy(y, y + rows_, y_pad_.begin());
+    this->mv(alpha, x_pad_.data(), beta, y_pad_.data());
     std::copy(y_pad_.begin(), y_pad_.begin() + rows_, y);
   }
   std::uint64_t bytes_moved() const override {
@@ -332,15 +336,36 @@ void register_ref_mkl_kernels(Registry& reg) {
   // itself uses, so that MKL's threads and ours never oversubscribe the cores; LP64 indices.
   mkl_set_threading_layer(MKL_THREADING_GNU);
   mkl_set_interface_layer(MKL_INTERFACE_LP64);
-  add_kernel<MklCsrPlan>(reg, "ref.mkl.csr", Format::csr, Backend::cpu, /*parallel=*/true,
-                         "Intel MKL inspector-executor CSR SpMV (mv hint + mkl_sparse_optimize at plan time)",
-                         /*comparison=*/true);
-  add_kernel<MklSymPlan>(reg, "ref.mkl.sym", Format::csr, Backend::cpu, /*parallel=*/true,
-                         "Intel MKL symmetric SpMV on the upper triangle (exactly symmetric matrices only)",
-                         /*comparison=*/true);
-  add_kernel<MklBsrPlan>(reg, "ref.mkl.bsr", Format::bsr, Backend::cpu, /*parallel=*/true,
-                         "Intel MKL BSR SpMV, block size 2..8 with the fewest bytes at fill <= 1.5",
-                         /*comparison=*/true);
+  {
+    KernelInfo k;
+    k.name = "ref.mkl.csr";
+    k.format = Format::csr;
+    k.backend = Backend::cpu;
+    k.parallel = true;
+    k.comparison = true;
+    k.description = "Intel MKL inspector-executor CSR SpMV (mv hint + mkl_sparse_optimize at plan time)";
+    add_kernel<MklCsrPlan>(reg, std::move(k));
+  }
+  {
+    KernelInfo k;
+    k.name = "ref.mkl.sym";
+    k.format = Format::csr;
+    k.backend = Backend::cpu;
+    k.parallel = true;
+    k.comparison = true;
+    k.description = "Intel MKL symmetric SpMV on the upper triangle (exactly symmetric matrices only)";
+    add_kernel<MklSymPlan>(reg, std::move(k));
+  }
+  {
+    KernelInfo k;
+    k.name = "ref.mkl.bsr";
+    k.format = Format::bsr;
+    k.backend = Backend::cpu;
+    k.parallel = true;
+    k.comparison = true;
+    k.description = "Intel MKL BSR SpMV, block size 2..8 with the fewest bytes at fill <= 1.5";
+    add_kernel<MklBsrPlan>(reg, std::move(k));
+  }
 }
 
 }  // namespace spkit
