@@ -129,19 +129,4 @@ void add_kernel(Registry& reg, KernelInfo info) {
   reg.add(std::move(info));
 }
 
-// TRANSITIONAL positional form, removed once every registration fills a KernelInfo.
-template <template <class> class Plan>
-void add_kernel(Registry& reg, std::string name, Format format, Backend backend, bool parallel,
-                std::string description, bool comparison = false, CostModel cost = {}) {
-  KernelInfo info;
-  info.name = std::move(name);
-  info.format = format;
-  info.backend = backend;
-  info.parallel = parallel;
-  info.comparison = comparison;
-  info.description = std::move(description);
-  info.cost = std::move(cost);
-  add_kernel<Plan>(reg, std::move(info));
-}
-
 }  // namespace spkit

@@ -91,15 +91,27 @@ class ThrowsWhileRunning final : public CpuSpmvPlan<T> {
   std::uint64_t bytes_moved() const override { return 0; }
 };
 
+// A test kernel's registry entry; parallel() and comparison() set the named flags.
+struct TestKernel : KernelInfo {
+  TestKernel(const char* kernel_name, Format kernel_format, Backend kernel_backend, const char* text) {
+    name = kernel_name;
+    format = kernel_format;
+    backend = kernel_backend;
+    description = text;
+  }
+  TestKernel& parallel() { KernelInfo::parallel = true; return *this; }
+  TestKernel& comparison() { KernelInfo::comparison = true; return *this; }
+};
+
 Registry test_registry() {
   Registry reg;
-  add_kernel<GoodSerial>(reg, "cpu.csr.serial", Format::csr, Backend::cpu, false, "test");
-  add_kernel<GoodParallel>(reg, "cpu.csr.omp.test", Format::csr, Backend::cpu, true, "test");
-  add_kernel<BrokenSerial>(reg, "cpu.csr.broken", Format::csr, Backend::cpu, false, "test");
-  add_kernel<NeverApplies>(reg, "cpu.bsr.never", Format::bsr, Backend::cpu, false, "test");
-  add_kernel<ThrowsWhileRunning>(reg, "cpu.ell.throws", Format::ell, Backend::cpu, false, "test");
-  add_kernel<GoodParallel>(reg, "cpu.hyb.omp.test", Format::hyb, Backend::cpu, true, "no serial HYB kernel");
-  add_kernel<GoodParallel>(reg, "ref.test.csr", Format::csr, Backend::cpu, true, "test", /*comparison=*/true);
+  add_kernel<GoodSerial>(reg, TestKernel("cpu.csr.serial", Format::csr, Backend::cpu, "test"));
+  add_kernel<GoodParallel>(reg, TestKernel("cpu.csr.omp.test", Format::csr, Backend::cpu, "test").parallel());
+  add_kernel<BrokenSerial>(reg, TestKernel("cpu.csr.broken", Format::csr, Backend::cpu, "test"));
+  add_kernel<NeverApplies>(reg, TestKernel("cpu.bsr.never", Format::bsr, Backend::cpu, "test"));
+  add_kernel<ThrowsWhileRunning>(reg, TestKernel("cpu.ell.throws", Format::ell, Backend::cpu, "test"));
+  add_kernel<GoodParallel>(reg, TestKernel("cpu.hyb.omp.test", Format::hyb, Backend::cpu, "no serial HYB kernel").parallel());
+  add_kernel<GoodParallel>(reg, TestKernel("ref.test.csr", Format::csr, Backend::cpu, "test").parallel().comparison());
   return reg;
 }
 
@@ -270,8 +282,8 @@ TEST(Runner, GivenXAndResultY) {
 // and speedups are over the fastest cuSPARSE row of the same L2 state.
 TEST(Runner, CudaRowsSkippedWithoutGpuOrSplitByL2State) {
   Registry reg;
-  add_kernel<GoodSerial>(reg, "cuda.csr.standin", Format::csr, Backend::cuda, false, "test");
-  add_kernel<GoodSerial>(reg, "cuda.cusparse.standin", Format::csr, Backend::cuda, false, "test", true);
+  add_kernel<GoodSerial>(reg, TestKernel("cuda.csr.standin", Format::csr, Backend::cuda, "test"));
+  add_kernel<GoodSerial>(reg, TestKernel("cuda.cusparse.standin", Format::csr, Backend::cuda, "test").comparison());
   const Csr<double> a = small_matrix();  // a few KB: fits in any GPU's L2
   SpmvRunOptions o = quick_options();
   o.precisions = {Precision::f64};
