@@ -35,9 +35,16 @@ build() {  # tree build-dir
     { echo "build of $1 failed:"; tail -30 "$OUT/$(basename "$2")-build.log"; exit 1; }
 }
 start=$SECONDS
-build "$BASE" /tmp/ab-base & build "$ROOT" /tmp/ab-new & wait
-echo "built both in $((SECONDS - start)) s"
-OLD=/tmp/ab-base/bin/spkit NEW=/tmp/ab-new/bin/spkit
+# AB_NEW_BIN: this tree's CLI already built (e.g. by scripts/gpu-check.sh in the same session).
+if [[ -n ${AB_NEW_BIN:-} ]]; then
+  build "$BASE" /tmp/ab-base
+  NEW=$(realpath "$AB_NEW_BIN")
+else
+  build "$BASE" /tmp/ab-base & build "$ROOT" /tmp/ab-new & wait
+  NEW=/tmp/ab-new/bin/spkit
+fi
+echo "built in $((SECONDS - start)) s"
+OLD=/tmp/ab-base/bin/spkit
 mkdir -p /tmp/ab-m
 for f in $FAMILIES; do
   case $f in
