@@ -108,13 +108,15 @@ int run_spmv_command(const SpmvArgs& args) {
   std::vector<double> y_written;
   bool y_captured = false, y_is_double = false;
   if (!args.y_out.empty()) {
-    // y of exactly one kernel: the --kernel argument must name one registered kernel.
-    if (!registry().find(args.kernel))
-      throw Error("--y-out needs --kernel to name one kernel exactly (got '" + args.kernel + "')");
-    // With several precisions or thread counts: the double result, else the first valid one.
-    opts.on_result_y = [&](const KernelInfo& k, Precision p, int, const std::vector<double>& y) {
-      if (k.name != args.kernel) return;
-      if (!y_captured || (p == Precision::f64 && !y_is_double)) y_written = y, y_captured = true, y_is_double = p == Precision::f64;
+    // y of exactly one kernel: --kernel names one registered kernel, or auto (the y of the kernel the
+    // selector picked and ran, not of the baselines run beside it).
+    if (args.kernel != "auto" && !registry().find(args.kernel))
+      throw Error("--y-out needs --kernel to name one kernel exactly, or auto (got '" + args.kernel + "')");
+    // With several precisions, thread counts or backends: the first double result, else the first valid one.
+    opts.on_result_y = [&](const SpmvResult& row, const std::vector<double>& y) {
+      if (row.kernel != args.kernel) return;
+      const bool is_double = row.precision == to_string(Precision::f64);
+      if (!y_captured || (is_double && !y_is_double)) y_written = y, y_captured = true, y_is_double = is_double;
     };
   }
   if (!args.quiet)
@@ -186,7 +188,7 @@ void add_spmv_command(CLI::App& app) {
   cmd->add_option("--reps", args->reps, "timed runs")->check(CLI::PositiveNumber)->capture_default_str();
   cmd->add_option("--warmup", args->warmup, "untimed runs first")->check(CLI::NonNegativeNumber)->capture_default_str();
   cmd->add_option("--x", args->x_file, "x as a Matrix Market array file (default: random)");
-  cmd->add_option("--y-out", args->y_out, "write y of the (single) --kernel as a Matrix Market array");
+  cmd->add_option("--y-out", args->y_out, "write y of the (single) --kernel, or of auto's pick, as a Matrix Market array");
   cmd->add_option("--seed", args->seed, "seed of the random x")->capture_default_str();
   cmd->add_flag("--json", args->json, "JSON array of rows instead of a table");
   cmd->add_flag("--quiet", args->quiet, "no progress lines on stderr");

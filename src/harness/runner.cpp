@@ -201,7 +201,7 @@ SpmvResult run_cell(const Csr<double>& a, const Csr<T>& a_t, const std::vector<T
   }
   if (opts.on_result_y) {
     std::vector<double> yd(y.begin(), y.end());
-    opts.on_result_y(k, precision_of<T>(), cell.threads, yd);
+    opts.on_result_y(r, yd);
   }
   return r;
 }

@@ -65,12 +65,15 @@ ks = [k for k in json.load(sys.stdin) if k["backend"] == "cpu"]
 ks.sort(key=lambda k: (k["parallel"], k["comparison"]))
 print(ks[0]["name"] if ks else "")')
 [ -n "$KERNEL" ] || fail "no CPU kernel registered"
-# With both precisions, y-out holds the double result (checked to 1e-12 below).
-for PREC in double both; do
+# With both precisions, y-out holds the double result (checked to 1e-12 below); with --kernel auto, the y of
+# the kernel the selector picked and ran.
+for RUN in "$KERNEL double" "$KERNEL both" "auto double" "auto both"; do
+read -r K PREC <<<"$RUN"
 rm -f "$TMP/y.mtx"
-"$SPKIT" spmv "$TMP/a.mtx" --kernel "$KERNEL" --precision $PREC --x "$TMP/x.mtx" --y-out "$TMP/y.mtx" --reps 2 --quiet \
-  > "$TMP/table.txt" || fail "spmv --y-out exited $?"
+"$SPKIT" spmv "$TMP/a.mtx" --kernel "$K" --precision $PREC --x "$TMP/x.mtx" --y-out "$TMP/y.mtx" --reps 2 --quiet \
+  > "$TMP/table.txt" || fail "spmv --kernel $K --y-out exited $?"
 grep -q "from $TMP/x.mtx" "$TMP/table.txt" || fail "table does not say where x came from"
+[ "$K" != auto ] || grep -q "^auto (" "$TMP/table.txt" || fail "--kernel auto printed no pick"
 python3 - "$TMP/a.mtx" "$TMP/x.mtx" "$TMP/y.mtx" <<'PY' || fail "y-out differs from A x ($PREC)"
 import sys
 def data_lines(path):

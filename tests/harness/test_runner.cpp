@@ -256,8 +256,8 @@ TEST(Runner, GivenXAndResultY) {
   o.x = &x;
   std::vector<double> got;
   int calls = 0;
-  o.on_result_y = [&](const KernelInfo& k, Precision, int, const std::vector<double>& y) {
-    EXPECT_EQ(k.name, "cpu.csr.serial");
+  o.on_result_y = [&](const SpmvResult& row, const std::vector<double>& y) {
+    EXPECT_EQ(row.kernel, "cpu.csr.serial");
     got = y, ++calls;
   };
   std::size_t cells = 0;

@@ -14,6 +14,8 @@
 
 namespace spkit::harness {
 
+struct SpmvResult;
+
 struct SpmvRunOptions {
   std::string kernels = "all";  // comma-separated globs over registry names
   DeviceSelect device = DeviceSelect::all;
@@ -27,8 +29,9 @@ struct SpmvRunOptions {
   int hack_size = 32;
   // Called before each cell runs (kernel, precision, threads, index, total) for progress output.
   std::function<void(const KernelInfo&, Precision, int threads, std::size_t index, std::size_t total)> on_cell;
-  // Receives y (in double) of each successful kernel run, e.g. for --y-out.
-  std::function<void(const KernelInfo&, Precision, int threads, const std::vector<double>& y)> on_result_y;
+  // Receives y (in double) of each successful kernel run with its row (kernel "auto" and `picked` for the
+  // selector's rows), e.g. for --y-out.
+  std::function<void(const SpmvResult& row, const std::vector<double>& y)> on_result_y;
   // Also run, and report, the kernels speedups are measured against when the globs left them out
   // (cpu.<format>.serial* for CPU kernels, cpu.csr.serial* for ref.* kernels, every cuda.cusparse.*
   // for CUDA kernels), so that the speedup column is never empty for want of a baseline.
