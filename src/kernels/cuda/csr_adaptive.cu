@@ -138,7 +138,12 @@ CostEstimate csr_adaptive_cost(const MatrixStats& s, Precision p, const PlanOpti
 
 }  // namespace
 
+}  // namespace spkit::cuda
+
+namespace spkit {
+
 void register_cuda_csr_adaptive_kernels(Registry& reg) {
+  using namespace cuda;
   KernelInfo k;
   k.name = "cuda.csr.adaptive";
   k.format = Format::csr;
@@ -148,9 +153,4 @@ void register_cuda_csr_adaptive_kernels(Registry& reg) {
   add_kernel<CsrAdaptivePlan>(reg, std::move(k));
 }
 
-}  // namespace spkit::cuda
-
-namespace spkit {
-// The registry (src/kernels/registry.cpp) calls it by its spkit:: name.
-void register_cuda_csr_adaptive_kernels(Registry& reg) { cuda::register_cuda_csr_adaptive_kernels(reg); }
 }  // namespace spkit

@@ -350,7 +350,12 @@ CostEstimate csr_binned_degree_cost(const MatrixStats& s, Precision p, const Pla
 
 }  // namespace
 
+}  // namespace spkit::cuda
+
+namespace spkit {
+
 void register_cuda_csr_binned_kernels(Registry& reg) {
+  using namespace cuda;
   const auto info = [](const char* name, std::string description, CostModel cost) {
     KernelInfo k;
     k.name = name;
@@ -377,9 +382,4 @@ void register_cuda_csr_binned_kernels(Registry& reg) {
                                             csr_binned_stream_cost));
 }
 
-}  // namespace spkit::cuda
-
-namespace spkit {
-// The registry (src/kernels/registry.cpp) calls it by its spkit:: name.
-void register_cuda_csr_binned_kernels(Registry& reg) { cuda::register_cuda_csr_binned_kernels(reg); }
 }  // namespace spkit

@@ -271,7 +271,12 @@ CostEstimate csr_merge_cost(const MatrixStats& st, Precision p, const PlanOption
 
 }  // namespace
 
+}  // namespace spkit::cuda
+
+namespace spkit {
+
 void register_cuda_csr_merge_kernels(Registry& reg) {
+  using namespace cuda;
   KernelInfo k;
   k.name = "cuda.csr.merge";
   k.format = Format::csr;
@@ -282,9 +287,4 @@ void register_cuda_csr_merge_kernels(Registry& reg) {
   add_kernel<CsrMergePlan>(reg, std::move(k));
 }
 
-}  // namespace spkit::cuda
-
-namespace spkit {
-// The registry (src/kernels/registry.cpp) calls it by its spkit:: name.
-void register_cuda_csr_merge_kernels(Registry& reg) { cuda::register_cuda_csr_merge_kernels(reg); }
 }  // namespace spkit

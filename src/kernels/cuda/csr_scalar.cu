@@ -72,7 +72,12 @@ CostEstimate csr_scalar_cost(const MatrixStats& s, Precision p, const PlanOption
 
 }  // namespace
 
+}  // namespace spkit::cuda
+
+namespace spkit {
+
 void register_cuda_csr_scalar_kernels(Registry& reg) {
+  using namespace cuda;
   KernelInfo k;
   k.name = "cuda.csr.scalar";
   k.format = Format::csr;
@@ -82,9 +87,4 @@ void register_cuda_csr_scalar_kernels(Registry& reg) {
   add_kernel<CsrScalarPlan>(reg, std::move(k));
 }
 
-}  // namespace spkit::cuda
-
-namespace spkit {
-// The registry (src/kernels/registry.cpp) calls it by its spkit:: name.
-void register_cuda_csr_scalar_kernels(Registry& reg) { cuda::register_cuda_csr_scalar_kernels(reg); }
 }  // namespace spkit

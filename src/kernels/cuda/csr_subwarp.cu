@@ -194,7 +194,12 @@ CostEstimate csr_subwarp_cost(const MatrixStats& s, Precision p, const PlanOptio
 
 }  // namespace
 
+}  // namespace spkit::cuda
+
+namespace spkit {
+
 void register_cuda_csr_subwarp_kernels(Registry& reg) {
+  using namespace cuda;
   KernelInfo k;
   k.name = "cuda.csr.subwarp";
   k.format = Format::csr;
@@ -205,9 +210,4 @@ void register_cuda_csr_subwarp_kernels(Registry& reg) {
   add_kernel<CsrSubwarpPlan>(reg, std::move(k));
 }
 
-}  // namespace spkit::cuda
-
-namespace spkit {
-// The registry (src/kernels/registry.cpp) calls it by its spkit:: name.
-void register_cuda_csr_subwarp_kernels(Registry& reg) { cuda::register_cuda_csr_subwarp_kernels(reg); }
 }  // namespace spkit

@@ -219,7 +219,12 @@ class CsrVectorTexturePlan : public CsrWarpPlanBase<T> {
 
 }  // namespace
 
+}  // namespace spkit::cuda
+
+namespace spkit {
+
 void register_cuda_csr_vector_kernels(Registry& reg) {
+  using namespace cuda;
   const auto info = [](const char* name, const char* description) {
     KernelInfo k;
     k.name = name;
@@ -239,9 +244,4 @@ void register_cuda_csr_vector_kernels(Registry& reg) {
       reg, info("cuda.csr.vector_texture", "CSR-vector (Bell & Garland) with x read through a texture object"));
 }
 
-}  // namespace spkit::cuda
-
-namespace spkit {
-// The registry (src/kernels/registry.cpp) calls it by its spkit:: name.
-void register_cuda_csr_vector_kernels(Registry& reg) { cuda::register_cuda_csr_vector_kernels(reg); }
 }  // namespace spkit
