@@ -64,6 +64,7 @@ std::vector<SuiteMatrix> generated_suite(SuiteSize size, std::uint64_t seed, std
     const char* family;
     int points;
     bool headline;  // in the standard suite: sized past the last-level cache
+    const char* ordering = "";  // node numbering of the node-graph families ("": the family's default)
   };
   // Every family of SPEC §6; lap3d in both stencils (7 points like thermal, 27 like ML_Laplace); the
   // families with the structure of real matrices, three of them (FEM, web graph, road) the headline.
@@ -73,9 +74,17 @@ std::vector<SuiteMatrix> generated_suite(SuiteSize size, std::uint64_t seed, std
                               {"lap3d27", "lap3d", 27, false},    {"fem", "fem", 0, false},
                               {"random", "random", 0, false},     {"powerlaw", "powerlaw", 0, false},
                               {"road", "road", 0, false},         {"circuit", "circuit", 0, false},
-                              {"banded", "banded", 0, false}};
+                              {"banded", "banded", 0, false},
+                              // The same meshes, roads and point graphs numbered at random, as matrices from a
+                              // mesher or a graph dump often are: what a kernel (and auto) does without a
+                              // locality-friendly numbering. Not in the tiny and standard suites, which stay
+                              // short on small machines.
+                              {"fem_mesh_random", "fem_mesh", 0, false, "random"},
+                              {"road_planar_random", "road_planar", 0, false, "random"},
+                              {"geometric_random", "geometric", 0, false, "random"}};
   std::vector<SuiteMatrix> out;
   for (const auto& v : variants) {
+    if (*v.ordering && (size == SuiteSize::tiny || size == SuiteSize::standard)) continue;
     SuiteMatrix m;
     m.name = v.name;
     m.family = v.family;
@@ -83,6 +92,7 @@ std::vector<SuiteMatrix> generated_suite(SuiteSize size, std::uint64_t seed, std
     m.gen.family = v.family;
     m.gen.seed = seed;
     if (v.points) m.gen.points = v.points;
+    if (*v.ordering) m.gen.ordering = v.ordering;
     m.headline = size == SuiteSize::standard && v.headline;
     m.gen.n = size_for_nnz(v.family, m.headline ? headline_nnz(llc_bytes) : target_nnz(size), m.gen);
     // A lattice side rounds to the nearest: one more keeps a headline matrix above its target.
@@ -90,9 +100,10 @@ std::vector<SuiteMatrix> generated_suite(SuiteSize size, std::uint64_t seed, std
     m.source = "generated: " + m.gen.family + " n=" + std::to_string(m.gen.n);
     if (m.gen.family == "lap3d") m.source += " points=" + std::to_string(m.gen.points);
     if (m.gen.family == "fem" || m.gen.family == "fem_mesh") m.source += " dof=" + std::to_string(m.gen.dof);
-    if (m.gen.family == "fem_mesh") m.source += " dims=3 P1 ordering=sfc";
-    if (m.gen.family == "geometric") m.source += " dims=2 ordering=sfc";
-    if (m.gen.family == "road_planar") m.source += " ordering=bfs";
+    const std::string ordering = *v.ordering ? v.ordering : "";
+    if (m.gen.family == "fem_mesh") m.source += " dims=3 P1 ordering=" + (ordering.empty() ? "sfc" : ordering);
+    if (m.gen.family == "geometric") m.source += " dims=2 ordering=" + (ordering.empty() ? "sfc" : ordering);
+    if (m.gen.family == "road_planar") m.source += " ordering=" + (ordering.empty() ? "bfs" : ordering);
     if (m.gen.family == "rmat") m.source += " edge_factor=16 a=0.57 b=0.19 c=0.19";
     if (m.gen.family == "random" || m.gen.family == "powerlaw" || m.gen.family == "circuit" || m.gen.family == "geometric")
       m.source += " per_row=" + std::to_string(m.gen.per_row);

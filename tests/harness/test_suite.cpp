@@ -115,6 +115,21 @@ TEST(BenchSuite, GeneratedSuiteCoversEveryFamilyWithUniqueNames) {
   // Both 3-D stencils.
   EXPECT_TRUE(names.count("lap3d7"));
   EXPECT_TRUE(names.count("lap3d27"));
+  // The node-graph families also numbered at random, beside their locality-friendly numbering.
+  for (const char* name : {"fem_mesh_random", "road_planar_random", "geometric_random"}) {
+    const auto it = std::find_if(suite.begin(), suite.end(), [&](const SuiteMatrix& m) { return m.name == name; });
+    ASSERT_NE(it, suite.end()) << name;
+    EXPECT_EQ(it->gen.ordering, "random") << name;
+    EXPECT_NE(it->source.find("ordering=random"), std::string::npos) << it->source;
+  }
+  const auto sfc = std::find_if(suite.begin(), suite.end(), [](const SuiteMatrix& m) { return m.name == "fem_mesh"; });
+  ASSERT_NE(sfc, suite.end());
+  EXPECT_NE(sfc->source.find("ordering=sfc"), std::string::npos) << sfc->source;
+}
+
+TEST(BenchSuite, TinyAndStandardSuitesLeaveOutTheRandomNumberings) {
+  for (SuiteSize size : {SuiteSize::tiny, SuiteSize::standard})
+    for (const auto& m : generated_suite(size, 3, 1u << 19)) EXPECT_TRUE(m.gen.ordering.empty()) << m.name;
 }
 
 TEST(BenchSuite, DefaultSuiteSizesTheHeadlinePastFourTimesTheCache) {
