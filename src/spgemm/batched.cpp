@@ -150,19 +150,31 @@ SpgemmBatchPlan plan_spgemm_batches(const SpgemmKernelInfo& k, const Csr<T>& a, 
       k.backend == Backend::cuda ? static_cast<std::uint64_t>(b.nnz()) * entry + (b.rows + 1) * sizeof(std::int64_t) : 0;
 
   std::vector<std::int64_t> row_c(static_cast<std::size_t>(a.rows));
-  std::uint64_t c_entries = 0, a_entries = static_cast<std::uint64_t>(a.nnz());
-#pragma omp parallel for schedule(dynamic, 1024) reduction(+ : c_entries)
+  std::uint64_t c_entries = 0, c_at_least = 0, a_entries = static_cast<std::uint64_t>(a.nnz());
+#pragma omp parallel for schedule(dynamic, 1024) reduction(+ : c_entries, c_at_least)
   for (std::int64_t i = 0; i < a.rows; ++i) {
-    std::int64_t products = 0;
-    for (std::int64_t p = a.row_ptr[i]; p < a.row_ptr[i + 1]; ++p) products += b.row_length(a.col_idx[p]);
+    std::int64_t products = 0, longest = 0;  // a row of C holds at least the longest row of B it takes
+    for (std::int64_t p = a.row_ptr[i]; p < a.row_ptr[i + 1]; ++p) {
+      products += b.row_length(a.col_idx[p]);
+      longest = std::max(longest, b.row_length(a.col_idx[p]));
+    }
     row_c[i] = std::min(products, b.cols);
     c_entries += static_cast<std::uint64_t>(row_c[i]);
+    c_at_least += static_cast<std::uint64_t>(longest);
   }
   const auto work = [&](std::uint64_t c, std::uint64_t a_nnz, std::uint64_t rows) {
     return static_cast<std::uint64_t>(tuning::spgemm::kBatchWorkBytesPerCByte * static_cast<double>(c * entry)) +
            a_nnz * entry + rows * tuning::spgemm::kBatchBytesPerRow;
   };
   const std::uint64_t host_free = available_memory_bytes();
+  const auto host_refusal = [&](std::uint64_t entries, const char* how) {
+    const std::uint64_t bytes = entries * entry + host_ptr;
+    return TooLarge("SpGEMM: C = A B has " + std::string(how) + std::to_string(entries) + " non-zeros (" +
+                        bytes_text(bytes) + " in CSR), more than the " + bytes_text(host_free) +
+                        " of host memory available",
+                    bytes);
+  };
+  if (c_at_least * entry + host_ptr > host_free) throw host_refusal(c_at_least, "at least ");  // no count needed
   if (fixed + work(c_entries, a_entries, a.rows) > plan.budget_bytes || c_entries * entry + host_ptr > host_free) {
     row_c = count_rows(a, b);  // the bound does not fit somewhere: the exact sizes decide
     c_entries = 0;
@@ -170,10 +182,7 @@ SpgemmBatchPlan plan_spgemm_batches(const SpgemmKernelInfo& k, const Csr<T>& a, 
     plan.counted = true;
   }
   plan.c_bytes = c_entries * entry + host_ptr;
-  if (plan.c_bytes > host_free)
-    throw TooLarge("SpGEMM: C = A B has " + std::to_string(c_entries) + " non-zeros (" + bytes_text(plan.c_bytes) +
-                       " in CSR), more than the " + bytes_text(host_free) + " of host memory available",
-                   plan.c_bytes);
+  if (plan.c_bytes > host_free) throw host_refusal(c_entries, plan.counted ? "" : "up to ");
   if (fixed >= plan.budget_bytes)
     throw TooLarge(k.name + ": B alone (" + bytes_text(fixed) + ") does not fit the product's memory budget of " +
                        bytes_text(plan.budget_bytes),
