@@ -233,6 +233,19 @@ constexpr double kGpuHashMaxRowLength = 4.0;
 // Columns of B past which a dense accumulator per thread is wasteful: the hash accumulator instead.
 constexpr std::int64_t kCpuDenseMaxColumns = std::int64_t{1} << 24;
 
+// --- Memory-bounded products (src/spgemm/batched.cpp): not measured, bounds read off the kernels' allocations ---
+
+// Working bytes a kernel takes per byte of the C it produces: cuda.csr.hash holds C twice while sorting
+// (its segmented sort writes a copy), plus the download's slack; the CPU kernels hold C once and a
+// compacted copy when entries cancel. 3 covers both with room for cuSPARSE's buffers, which it sizes from
+// the intermediate products rather than from C.
+constexpr double kBatchWorkBytesPerCByte = 3.0;
+// Per row of A in a batch: products, bins, row lengths and row pointers of the GPU kernels (8 bytes each).
+constexpr std::uint64_t kBatchBytesPerRow = 64;
+// cusparseSpGEMM's CUSPARSE_SPGEMM_ALG3 computes the product in chunks of this fraction of its
+// intermediate products (NVIDIA's sample uses 0.2): smaller chunks bound its memory, larger ones run fewer.
+constexpr float kCusparseAlg3ChunkFraction = 0.2f;
+
 }  // namespace spgemm
 
 // =============================================================================================

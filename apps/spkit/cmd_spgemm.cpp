@@ -35,6 +35,7 @@ struct SpgemmArgs {
   bool json = false;
   std::string c_out;
   bool quiet = false;
+  std::string memory_limit;  // bytes the product may take on its backend ("": free memory)
 };
 
 std::string stages_text(const SpgemmRow& r) {
@@ -49,9 +50,9 @@ std::string stages_text(const SpgemmRow& r) {
 }
 
 void print_table(const std::vector<SpgemmRow>& rows) {
-  std::printf("%-28s %-6s %3s %10s %11s %10s %10s %8s %7s %7s %9s %-7s %s\n", "kernel", "prec", "thr", "total_ms",
-              "C nnz", "C blocks", "tasks", "GFLOPS", "vs_cusp", "vs_mkl", "rel_err", "status",
-              "stages (ms; * = not in total) / note");
+  std::printf("%-28s %-6s %3s %10s %11s %10s %10s %8s %7s %7s %9s %9s %9s %-7s %s\n", "kernel", "prec", "thr",
+              "total_ms", "C nnz", "C blocks", "tasks", "GFLOPS", "vs_cusp", "vs_mkl", "vs_cusp_b", "vs_mkl_b",
+              "rel_err", "status", "stages (ms; * = not in total) / note");
   auto ratio = [](double v) {
     char b[16] = "-";
     if (v > 0) std::snprintf(b, sizeof b, "%.2fx", v);
@@ -59,20 +60,33 @@ void print_table(const std::vector<SpgemmRow>& rows) {
   };
   for (const auto& r : rows) {
     if (r.status == "skipped") {
-      std::printf("%-28s %-6s %3d %10s %11s %10s %10s %8s %7s %7s %9s %-7s %s\n", r.kernel.c_str(),
-                  r.precision.c_str(), r.threads, "-", "-", "-", "-", "-", "-", "-", "-", "skipped", r.note.c_str());
+      std::printf("%-28s %-6s %3d %10s %11s %10s %10s %8s %7s %7s %9s %9s %9s %-7s %s\n", r.kernel.c_str(),
+                  r.precision.c_str(), r.threads, "-", "-", "-", "-", "-", "-", "-", "-", "-", "-", "skipped",
+                  r.note.c_str());
       continue;
     }
     const std::string blocks = r.out_blocks >= 0 ? std::to_string(r.out_blocks) : "-";
     const std::string tasks = r.tasks >= 0 ? std::to_string(r.tasks) : "-";
     std::string tail = stages_text(r);
     if (!r.note.empty()) tail += " | " + r.note;
-    std::printf("%-28s %-6s %3d %10.4g %11lld %10s %10s %8.3f %7s %7s %9.2e %-7s %s\n", r.kernel.c_str(),
+    std::printf("%-28s %-6s %3d %10.4g %11lld %10s %10s %8.3f %7s %7s %9s %9s %9.2e %-7s %s\n", r.kernel.c_str(),
                 r.precision.c_str(), r.threads, r.total_ms, static_cast<long long>(r.out_nnz), blocks.c_str(),
-                tasks.c_str(), r.gflops, ratio(r.vs_cusparse).c_str(), ratio(r.vs_mkl).c_str(), r.rel_error,
-                r.status.c_str(), tail.c_str());
+                tasks.c_str(), r.gflops, ratio(r.vs_cusparse).c_str(), ratio(r.vs_mkl).c_str(),
+                ratio(r.vs_cusparse_best).c_str(), ratio(r.vs_mkl_best).c_str(), r.rel_error, r.status.c_str(),
+                tail.c_str());
   }
-  std::printf("(vs_cusp / vs_mkl: the baseline's total time / this kernel's, same precision; > 1 is faster. "
+  // Which algorithm was each vendor's best, per precision (the rows of one precision share it).
+  std::string said;
+  for (const auto& r : rows) {
+    for (const auto& [vendor, best] : {std::pair{"cuSPARSE", &r.cusparse_best}, std::pair{"MKL", &r.mkl_best}}) {
+      const std::string line = std::string(vendor) + " best (" + r.precision + "): " + *best;
+      if (best->empty() || said.find(line + "\n") != std::string::npos) continue;
+      said += line + "\n";
+      std::printf("%s\n", line.c_str());
+    }
+  }
+  std::printf("(vs_cusp / vs_mkl: the baseline's total time / this kernel's, same precision; > 1 is faster; "
+              "vs_cusp_b / vs_mkl_b: the same against the fastest algorithm of cuSPARSE / MKL. "
               "GFLOPS = 2 x intermediate products / total)\n");
 }
 
@@ -93,6 +107,7 @@ int run_spgemm_command(const SpgemmArgs& args) {
   opts.run.threads = args.threads > 0 ? args.threads : omp_get_max_threads();
   opts.timing.reps = args.reps;
   opts.timing.warmup = args.warmup;
+  if (!args.memory_limit.empty()) opts.run.memory_limit = parse_memory_bytes(args.memory_limit, "--memory-limit");
 
   // --c-out: C of the named kernel when --variant names exactly one, else of the first kernel that
   // succeeds (double preferred when both precisions run).
@@ -168,6 +183,9 @@ void add_spgemm_command(CLI::App& app) {
   cmd->add_option("--c-out", args->c_out,
                   "write C as Matrix Market: of the kernel --variant names, else of the first that succeeds");
   cmd->add_flag("--quiet", args->quiet, "no progress lines on stderr");
+  cmd->add_option("--memory-limit", args->memory_limit,
+                  "bytes a product may take on its device (K/M/G suffix; default: what is free, or "
+                  "SPKIT_DEVICE_MEMORY_LIMIT): auto computes C in row batches that fit");
   cmd->callback([args] { exit_on_failure(run_spgemm_command(*args)); });
 }
 

@@ -52,6 +52,11 @@ struct SpgemmOptions {
   bool keep_device_pool = false;
   // Stage boundaries go here when set (not owned); nullptr: the kernel just computes.
   SpgemmStageRecorder* recorder = nullptr;
+  // Bytes the product may take on its backend (device memory for CUDA kernels, host memory for CPU
+  // kernels) on top of what it returns; 0: what is free there, or SPKIT_DEVICE_MEMORY_LIMIT when set
+  // (bytes, or with a K/M/G suffix). Read by spgemm() and plan_spgemm_batches(), which split A into row
+  // batches so that each batch's C fits (the kernels themselves do not read it).
+  std::uint64_t memory_limit = 0;
 };
 
 template <class T>
@@ -111,6 +116,86 @@ struct SpgemmSelection {
   std::string reason;
 };
 SpgemmSelection select_spgemm_kernel(const MatrixStats& a, std::int64_t b_cols, Backend backend, Precision precision);
+// Every kernel `auto` may run on a backend, best first (the first is select_spgemm_kernel's pick): when
+// one refuses the product (NotApplicable, TooLarge, out of device memory), spgemm() runs the next. Only
+// kernels in this build's registry; NotApplicable when there is none.
+std::vector<SpgemmSelection> spgemm_candidates(const MatrixStats& a, std::int64_t b_cols, Backend backend,
+                                               Precision precision);
+// The statistics the SpGEMM selector reads (rows, cols, nnz, mean row length, non-zeros per 8x8 block),
+// without the rest of compute_stats (so without a copy of a float matrix in double).
+template <class T>
+MatrixStats spgemm_selector_stats(const Csr<T>& a);
+
+// ---- Memory-bounded products: C computed in row batches of A when it does not fit at once.
+
+// How a product is split: batch i is rows [row_starts[i], row_starts[i + 1]) of A (one batch: the
+// whole product in one call).
+struct SpgemmBatchPlan {
+  std::vector<std::int64_t> row_starts;
+  std::uint64_t budget_bytes = 0;    // what the product may take on its backend (SpgemmOptions::memory_limit)
+  std::uint64_t c_bytes = 0;         // C's bytes on the host, exact when `counted`, else an upper bound
+  std::uint64_t batch_bytes = 0;     // the largest batch's estimated footprint on the backend
+  bool counted = false;              // row sizes of C from a symbolic count (the upper bound did not fit)
+  std::int64_t batches() const { return static_cast<std::int64_t>(row_starts.size()) - 1; }
+};
+// Sizes the batches of C = A B for kernel k: each row of C bounded by min(its products, B's columns)
+// (counted exactly when that bound does not fit), each batch's C, A slice, B and the kernel's working
+// space (tuning::spgemm) within the budget. Throws TooLarge naming the bytes, before any work, when C
+// does not fit in host memory, or when B or a single row of C does not fit the budget.
+template <class T>
+SpgemmBatchPlan plan_spgemm_batches(const SpgemmKernelInfo& k, const Csr<T>& a, const Csr<T>& b,
+                                    const SpgemmOptions& opts);
+// C = A B with kernel k, one call per batch of `plan` (C_batch = A[r0:r1, :] B), each batch's C
+// appended on the host. With a recorder, each batch's stages are reported prefixed "batch i/n: ".
+template <class T>
+SpgemmResult<T> spgemm_batched(const SpgemmKernelInfo& k, const Csr<T>& a, const Csr<T>& b, const SpgemmOptions& opts,
+                               const SpgemmBatchPlan& plan);
+// SPKIT_DEVICE_MEMORY_LIMIT in bytes (0 when unset); Error when it is not what parse_memory_bytes reads.
+std::uint64_t spgemm_memory_limit_from_env();
+// "1500000", "64K", "1.5M", "2G", "2GiB" (powers of 1024) in bytes; Error naming `what` otherwise.
+std::uint64_t parse_memory_bytes(const std::string& text, const std::string& what);
+
+// ---- The product as a user asks for it (the CLI's `spkit spgemm --variant auto` and Python's spkit.spgemm).
+
+struct SpgemmRequest {
+  std::string kernel = "auto";  // a registry name, or "auto": spgemm_candidates, next on refusal
+  Backend backend = Backend::cpu;
+  int threads = 0;              // CPU threads (0: all the process may use)
+  int device = 0;               // CUDA device ordinal
+  std::uint64_t memory_limit = 0;  // SpgemmOptions::memory_limit
+  Stream stream{};
+};
+
+// A candidate that refused the product, and why (the exception's message).
+struct SpgemmRefusal {
+  std::string kernel, reason;
+};
+
+template <class T>
+struct SpgemmRun {
+  SpgemmResult<T> result;                // C and what the kernel reported
+  std::string kernel;                    // the kernel that computed C
+  std::string reason;                    // why it: the selector's line, or "requested"
+  std::vector<SpgemmRefusal> refused;    // candidates tried first, in order
+  SpgemmBatchPlan plan;                  // batches it ran in (batches() == 1: the whole product at once)
+  // One line: "cuda.csr.hash (cuda.cusparse.spgemm refused: ...), 3 row batches: <reason>".
+  std::string summary() const;
+};
+
+// Runs one product: the kernel asked for or auto's candidates in order, each in as many row batches as
+// its memory needs. A refusal (NotApplicable, TooLarge, std::bad_alloc, a DeviceError for insufficient
+// resources or out of memory) moves auto on to the next candidate; the last refusal is rethrown when all
+// refuse. `execute` runs the product function of one attempt (default: calls it; the harness times it).
+template <class T>
+using SpgemmExecutor = std::function<SpgemmResult<T>(const SpgemmKernelInfo& kernel, const SpgemmFn<T>& product,
+                                                     const SpgemmOptions& opts)>;
+template <class T>
+SpgemmRun<T> spgemm(const Csr<T>& a, const Csr<T>& b, const SpgemmRequest& request = {});
+template <class T>
+SpgemmRun<T> spgemm(const SpgemmRegistry& reg, const Csr<T>& a, const Csr<T>& b, const SpgemmRequest& request,
+                    const SpgemmExecutor<T>& execute);
+// Whether the exception in flight is a refusal (see spgemm()); call inside a catch block.
+bool spgemm_refused_current_exception();
 
 // The serial reference: row-by-row Gustavson with a dense accumulator, products and sums in double,
 // result rounded to T once; columns sorted, exact zeros dropped. Throws spkit::Error when a.cols != b.rows.

@@ -27,7 +27,7 @@ from ._spkit import DeviceError, Error, NotApplicable, ParseError, TooLarge
 __version__: str = _spkit.__version__
 
 __all__ = [
-    "Plan", "read_matrix", "write_matrix", "kernels", "info", "generate", "generator_families", "bench",
+    "Plan", "spgemm", "read_matrix", "write_matrix", "kernels", "info", "generate", "generator_families", "bench",
     "cuda_compiled", "gpu_count", "Error", "ParseError", "TooLarge", "NotApplicable", "DeviceError",
 ]
 
@@ -203,6 +203,38 @@ class Plan(_spkit.Plan):
     def __repr__(self) -> str:
         where = "cpu" if self.backend == "cpu" else f"cuda:{self.device}"
         return f"spkit.Plan({self.rows}x{self.cols}, kernel={self.kernel!r}, dtype={self.dtype}, device={where!r})"
+
+
+def spgemm(A: Any, B: Any = None, *, kernel: str = "auto", precision: DTypeLike = None,
+           device: Union[str, int] = "cpu", threads: int = 0, memory_limit: Union[int, str] = 0,
+           info: bool = False) -> Any:
+    """C = A @ B (A @ A when B is None) as a scipy.sparse.csr_array, computed by spkit's SpGEMM kernels.
+
+    kernel: "auto" (the selector's pick for A; when a kernel refuses the product, e.g. out of memory, the
+    next candidate runs) or a name from spkit.kernels(). precision: "float32"/"float64" (default: A's
+    dtype, float64 for integers). device: "cpu", "cuda" or "cuda:N" (inputs and C stay on the host; the
+    kernel uploads them). threads: CPU threads (0: all). memory_limit: bytes the product may take on its
+    device (an int, or "512M", "2G"); C is computed in row batches of A that fit. With info=True returns
+    (C, dict) where the dict says which kernel ran, why, what refused first and how many row batches.
+    Raises ValueError for shapes that do not multiply and spkit.TooLarge when C cannot fit in host memory.
+    """
+    if B is not None and sp.issparse(A) and sp.issparse(B) and A.shape[1] != B.shape[0]:
+        raise ValueError(f"cannot multiply: A is {A.shape[0]}x{A.shape[1]} but B is {B.shape[0]}x{B.shape[1]} "
+                         "(A's columns must equal B's rows)")
+    dtype = _precision(precision, A.dtype if sp.issparse(A) and A.dtype == np.float32 else np.float64)
+    backend, ordinal = _parse_device(device)
+    if isinstance(memory_limit, str):
+        memory_limit = _spkit.parse_memory_bytes(memory_limit)
+    if memory_limit < 0:
+        raise ValueError(f"memory_limit must be >= 0 bytes, got {memory_limit}")
+    a = _csr_arrays(A, dtype)
+    same = B is None
+    b = a if same else _csr_arrays(B, dtype)
+    run = _spkit.spgemm_f32 if dtype == np.float32 else _spkit.spgemm_f64
+    arrays, what = run(a[0], a[1], a[2], a[3], a[4], same, b[0], b[1], b[2], b[3], b[4], kernel, backend,
+                       int(threads), ordinal, int(memory_limit))
+    C = _to_csr_array(arrays, dtype)
+    return (C, what) if info else C
 
 
 def _bench_precisions(precision: Union[str, Sequence[Any]]) -> str:

@@ -81,3 +81,16 @@ class Precision(enum.Enum):
     float32 = 0
 
     float64 = 1
+
+def spgemm_f32(a_rows: int, a_cols: int, a_indptr: Annotated[NDArray[numpy.int64], dict(shape=(None,), order='C', device='cpu', writable=False)], a_indices: Annotated[NDArray[numpy.int32], dict(shape=(None,), order='C', device='cpu', writable=False)], a_data: Annotated[NDArray[numpy.float32], dict(shape=(None,), order='C', device='cpu', writable=False)], same: bool, b_rows: int, b_cols: int, b_indptr: Annotated[NDArray[numpy.int64], dict(shape=(None,), order='C', device='cpu', writable=False)], b_indices: Annotated[NDArray[numpy.int32], dict(shape=(None,), order='C', device='cpu', writable=False)], b_data: Annotated[NDArray[numpy.float32], dict(shape=(None,), order='C', device='cpu', writable=False)], kernel: str, backend: str, threads: int, device: int, memory_limit: int) -> tuple:
+    """
+    C = A B (A A when same): ((indptr, indices, data, rows, cols) of C, dict of what ran).
+    """
+
+def spgemm_f64(a_rows: int, a_cols: int, a_indptr: Annotated[NDArray[numpy.int64], dict(shape=(None,), order='C', device='cpu', writable=False)], a_indices: Annotated[NDArray[numpy.int32], dict(shape=(None,), order='C', device='cpu', writable=False)], a_data: Annotated[NDArray[numpy.float64], dict(shape=(None,), order='C', device='cpu', writable=False)], same: bool, b_rows: int, b_cols: int, b_indptr: Annotated[NDArray[numpy.int64], dict(shape=(None,), order='C', device='cpu', writable=False)], b_indices: Annotated[NDArray[numpy.int32], dict(shape=(None,), order='C', device='cpu', writable=False)], b_data: Annotated[NDArray[numpy.float64], dict(shape=(None,), order='C', device='cpu', writable=False)], kernel: str, backend: str, threads: int, device: int, memory_limit: int) -> tuple:
+    """
+    C = A B (A A when same): ((indptr, indices, data, rows, cols) of C, dict of what ran).
+    """
+
+def parse_memory_bytes(text: str) -> int:
+    """"512M", "2G", ... in bytes (the syntax of SPKIT_DEVICE_MEMORY_LIMIT)."""

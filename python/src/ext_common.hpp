@@ -98,5 +98,6 @@ void register_io(nb::module_& m);          // io.cpp: readers, writers, the gene
 void register_info(nb::module_& m);        // info.cpp: kernels, statistics, devices
 void register_plan(nb::module_& m);        // plan.cpp: Plan and Precision
 void register_bench(nb::module_& m);       // bench.cpp: the benchmark suite
+void register_spgemm(nb::module_& m);      // spgemm.cpp: C = A B
 
 }  // namespace spkit_py

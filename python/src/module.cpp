@@ -76,4 +76,5 @@ NB_MODULE(_spkit, m) {
   spkit_py::register_info(m);
   spkit_py::register_bench(m);
   spkit_py::register_plan(m);
+  spkit_py::register_spgemm(m);
 }

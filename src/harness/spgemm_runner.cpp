@@ -30,10 +30,17 @@ using harness_detail::join_note;
 constexpr int kMinGpuReps = 10;
 constexpr const char* kCusparse = "cuda.cusparse.spgemm";
 constexpr const char* kMkl = "ref.mkl.sp2m";
+constexpr const char* kCusparsePrefix = "cuda.cusparse.";
+constexpr const char* kMklPrefix = "ref.mkl";
 
+bool starts_with(const std::string& s, const char* prefix) { return s.rfind(prefix, 0) == 0; }
+// The vendor libraries' entries: every algorithm of each counts for "cuSPARSE best" / "MKL best".
+bool is_cusparse(const SpgemmKernelInfo& k) { return k.comparison && starts_with(k.name, kCusparsePrefix); }
+bool is_mkl(const SpgemmKernelInfo& k) { return k.comparison && starts_with(k.name, kMklPrefix); }
+
+// The columns of a row that follow from the kernel alone.
 template <class T>
-SpgemmRow run_one(const SpgemmKernelInfo& k, const Csr<T>& a, const Csr<T>& b, std::int64_t products,
-                  const SpgemmRunOptions& opts) {
+SpgemmRow row_of(const SpgemmKernelInfo& k, std::int64_t products, const SpgemmRunOptions& opts) {
   SpgemmRow r;
   r.kernel = k.name;
   r.format = std::string(to_string(k.format));
@@ -43,6 +50,75 @@ SpgemmRow run_one(const SpgemmKernelInfo& k, const Csr<T>& a, const Csr<T>& b, s
   r.threads = k.backend == Backend::cpu && k.parallel ? std::max(1, opts.run.threads) : 1;
   r.comparison = k.comparison;
   r.products = products;
+  return r;
+}
+
+// Times k (or `product`, its batched form) as run_spgemm does: the kernel's threads, GPU kernels at
+// least kMinGpuReps timed runs. Throws what the kernel throws.
+template <class T>
+SpgemmTiming<T> time_kernel(const SpgemmKernelInfo& k, const SpgemmFn<T>& product, const Csr<T>& a, const Csr<T>& b,
+                            SpgemmOptions run, const SpgemmRunOptions& opts) {
+  SpgemmKernelInfo timed = k;
+  if constexpr (sizeof(T) == 4) timed.run_f32 = product; else timed.run_f64 = product;
+  run.threads = k.backend == Backend::cpu && k.parallel ? std::max(1, opts.run.threads) : 1;
+  SpgemmTimingOptions timing = opts.timing;
+  if (k.backend == Backend::cuda) timing.reps = std::max(timing.reps, kMinGpuReps);
+  return time_spgemm(timed, a, b, run, timing);
+}
+
+// A product run in row batches reports "batch i/n: <stage>" per batch (spgemm_batched): one stage
+// "batches: <stage>" each, summed over the batches, in the order they first ran.
+std::vector<SpgemmStage> merge_batch_stages(const std::vector<SpgemmStage>& stages) {
+  std::vector<SpgemmStage> out;
+  for (const SpgemmStage& st : stages) {
+    const std::size_t colon = st.name.find(": ");
+    const bool batch = st.name.rfind("batch ", 0) == 0 && colon != std::string::npos;
+    const std::string name = batch ? "batches: " + st.name.substr(colon + 2) : st.name;
+    auto same = std::find_if(out.begin(), out.end(),
+                             [&](const SpgemmStage& o) { return o.name == name && o.in_total == st.in_total; });
+    if (batch && same != out.end()) same->ms += st.ms;
+    else out.push_back({name, st.ms, st.in_total});
+  }
+  return out;
+}
+
+// Fills a row from a timed run: stages, totals, C's sizes, validation against the fp64 reference.
+template <class T>
+void finish_row(SpgemmRow& r, const SpgemmKernelInfo& k, SpgemmTiming<T>& timed, const Csr<T>& a, const Csr<T>& b,
+                const SpgemmRunOptions& opts) {
+  const SpgemmResult<T>& res = timed.result;
+  r.stages = merge_batch_stages(timed.stages);
+  r.total_ms = detail::median(timed.total_ms);
+  if (!timed.total_ms.empty()) r.min_total_ms = *std::min_element(timed.total_ms.begin(), timed.total_ms.end());
+  r.out_nnz = res.c.nnz();
+  r.out_blocks = res.out_blocks;
+  r.tasks = res.tasks;
+  r.note = join_note(r.note, res.detail);
+  const double u = k.unit_roundoff > 0 ? k.unit_roundoff : (sizeof(T) == 4 ? 0x1p-24 : 0x1p-53);
+  SpgemmCheck v;
+  try {
+    v = check_spgemm(a, b, res.c, u, k.input_underflow);
+  } catch (const std::exception& e) {
+    v.ok = false, v.message = e.what();
+  }
+  r.rel_error = v.rel_error;
+  r.max_abs_error = v.max_abs_error;
+  if (!v.ok) {
+    r.status = "FAILED";  // never reported as a success: no GFLOPS, no ratios
+    r.note = join_note(r.note, std::to_string(v.pattern_mismatches) + " entries wrong, first: " + v.message);
+    return;
+  }
+  r.status = "ok";
+  if (r.total_ms > 0) r.gflops = 2.0 * static_cast<double>(r.products) / (r.total_ms * 1e-3) * 1e-9;
+  if (opts.on_result) opts.on_result(k, precision_of<T>(), csr_cast<double>(res.c));
+}
+
+constexpr const char* kOom = "out of memory (the allocation size was not known in advance)";
+
+template <class T>
+SpgemmRow run_one(const SpgemmKernelInfo& k, const Csr<T>& a, const Csr<T>& b, std::int64_t products,
+                  const SpgemmRunOptions& opts) {
+  SpgemmRow r = row_of<T>(k, products, opts);
   if (k.backend == Backend::cuda && gpu_count() == 0) {
     r.status = "skipped";
     r.note = cuda_compiled() ? "no CUDA device on this machine" : "this spkit was built without CUDA";
@@ -59,59 +135,78 @@ SpgemmRow run_one(const SpgemmKernelInfo& k, const Csr<T>& a, const Csr<T>& b, s
       return r;
     }
   }
-  SpgemmOptions run = opts.run;
-  run.threads = r.threads;
-  SpgemmTimingOptions timing = opts.timing;
-  if (k.backend == Backend::cuda) timing.reps = std::max(timing.reps, kMinGpuReps);
   SpgemmTiming<T> timed;
   try {
-    timed = time_spgemm(k, a, b, run, timing);
+    timed = time_kernel(k, k.fn<T>(), a, b, opts.run, opts);
   } catch (...) {
-    auto failure =
-        harness_detail::current_row_failure("run", "out of memory (the allocation size was not known in advance)");
+    auto failure = harness_detail::current_row_failure("run", kOom);
     r.status = std::move(failure.status), r.note = std::move(failure.note);
     return r;
   }
-  const SpgemmResult<T>& res = timed.result;
-  r.stages = timed.stages;
-  r.total_ms = detail::median(timed.total_ms);
-  if (!timed.total_ms.empty()) r.min_total_ms = *std::min_element(timed.total_ms.begin(), timed.total_ms.end());
-  r.out_nnz = res.c.nnz();
-  r.out_blocks = res.out_blocks;
-  r.tasks = res.tasks;
-  r.note = res.detail;
-  const double u = k.unit_roundoff > 0 ? k.unit_roundoff : (sizeof(T) == 4 ? 0x1p-24 : 0x1p-53);
-  SpgemmCheck v;
-  try {
-    v = check_spgemm(a, b, res.c, u, k.input_underflow);
-  } catch (const std::exception& e) {
-    v.ok = false, v.message = e.what();
-  }
-  r.rel_error = v.rel_error;
-  r.max_abs_error = v.max_abs_error;
-  if (!v.ok) {
-    r.status = "FAILED";  // never reported as a success: no GFLOPS, no ratios
-    r.note = join_note(r.note, std::to_string(v.pattern_mismatches) + " entries wrong, first: " + v.message);
-    return r;
-  }
-  r.status = "ok";
-  if (r.total_ms > 0) r.gflops = 2.0 * static_cast<double>(products) / (r.total_ms * 1e-3) * 1e-9;
-  if (opts.on_result) opts.on_result(k, precision_of<T>(), csr_cast<double>(res.c));
+  finish_row(r, k, timed, a, b, opts);
   return r;
 }
 
-void fill_ratios(std::vector<SpgemmRow>& rows, std::size_t begin) {
-  double cusparse_ms = 0, mkl_ms = 0;
-  for (std::size_t i = begin; i < rows.size(); ++i) {
-    if (rows[i].status != "ok" || rows[i].total_ms <= 0) continue;
-    if (rows[i].kernel == kCusparse) cusparse_ms = rows[i].total_ms;
-    if (rows[i].kernel == kMkl) mkl_ms = rows[i].total_ms;
+// The row "auto" of one backend: spgemm() with its candidates, fallbacks and row batches, each attempt
+// timed like any kernel; the note says what ran, what refused and why.
+template <class T>
+SpgemmRow run_auto(const SpgemmRegistry& reg, Backend backend, const Csr<T>& a, const Csr<T>& b, std::int64_t products,
+                   const SpgemmRunOptions& opts, std::size_t index, std::size_t total) {
+  SpgemmRequest request;
+  request.backend = backend;
+  request.threads = opts.run.threads;
+  request.device = opts.run.device;
+  request.stream = opts.run.stream;
+  request.memory_limit = opts.run.memory_limit;
+  SpgemmTiming<T> timed;
+  const SpgemmExecutor<T> execute = [&](const SpgemmKernelInfo& k, const SpgemmFn<T>& product, const SpgemmOptions& o) {
+    if (opts.on_kernel) opts.on_kernel(k, precision_of<T>(), index, total);  // each candidate tried
+    timed = time_kernel(k, product, a, b, o, opts);
+    return std::move(timed.result);
+  };
+  SpgemmRow row;
+  try {
+    SpgemmRun<T> run = spgemm(reg, a, b, request, execute);
+    timed.result = std::move(run.result);
+    const SpgemmKernelInfo& k = *reg.find(run.kernel);
+    row = row_of<T>(k, products, opts);
+    row.note = "picked " + run.summary();
+    finish_row(row, k, timed, a, b, opts);
+  } catch (...) {
+    row.backend = std::string(to_string(backend)), row.precision = std::string(to_string(precision_of<T>()));
+    row.products = products;
+    auto failure = harness_detail::current_row_failure("auto", kOom);
+    row.status = std::move(failure.status), row.note = std::move(failure.note);
   }
+  row.kernel = "auto";
+  row.comparison = false;
+  return row;
+}
+
+void fill_ratios(std::vector<SpgemmRow>& rows, std::size_t begin, const SpgemmRegistry& reg) {
+  double cusparse_ms = 0, mkl_ms = 0;
+  const SpgemmRow *cusparse_best = nullptr, *mkl_best = nullptr;
+  for (std::size_t i = begin; i < rows.size(); ++i) {
+    const SpgemmRow& r = rows[i];
+    if (r.status != "ok" || r.total_ms <= 0) continue;
+    if (r.kernel == kCusparse) cusparse_ms = r.total_ms;
+    if (r.kernel == kMkl) mkl_ms = r.total_ms;
+    const SpgemmKernelInfo* k = reg.find(r.kernel);
+    if (k && is_cusparse(*k) && (!cusparse_best || r.total_ms < cusparse_best->total_ms)) cusparse_best = &r;
+    if (k && is_mkl(*k) && (!mkl_best || r.total_ms < mkl_best->total_ms)) mkl_best = &r;
+  }
+  const std::string cusparse_name = cusparse_best ? cusparse_best->kernel : "";
+  const std::string mkl_name = mkl_best ? mkl_best->kernel : "";
+  const double cusparse_best_ms = cusparse_best ? cusparse_best->total_ms : 0;
+  const double mkl_best_ms = mkl_best ? mkl_best->total_ms : 0;
   for (std::size_t i = begin; i < rows.size(); ++i) {
     SpgemmRow& r = rows[i];
+    r.cusparse_best = cusparse_name, r.mkl_best = mkl_name;
     if (r.status != "ok" || r.total_ms <= 0) continue;
     if (cusparse_ms > 0) r.vs_cusparse = cusparse_ms / r.total_ms;
     if (mkl_ms > 0) r.vs_mkl = mkl_ms / r.total_ms;
+    if (cusparse_best_ms > 0) r.vs_cusparse_best = cusparse_best_ms / r.total_ms;
+    if (mkl_best_ms > 0) r.vs_mkl_best = mkl_best_ms / r.total_ms;
   }
 }
 
@@ -168,13 +263,13 @@ std::vector<SpgemmRow> run_spgemm(const SpgemmRegistry& reg, const Csr<double>& 
                 (opts.device == DeviceSelect::cpu ? "cpu" : opts.device == DeviceSelect::gpu ? "gpu" : "all") +
                 " (see `spkit kernels`)");
   if (opts.add_baselines) {
-    if (any_cpu && reg.find(kMkl)) chosen.insert(kMkl);
-    if (any_cuda && gpu_count() > 0 && reg.find(kCusparse)) chosen.insert(kCusparse);
+    for (const SpgemmKernelInfo& k : reg.all()) {  // every algorithm of each, for cuSPARSE best and MKL best
+      if (any_cpu && is_mkl(k)) chosen.insert(k.name);
+      if (any_cuda && gpu_count() > 0 && is_cusparse(k)) chosen.insert(k.name);
+    }
   }
 
   const std::int64_t products = spgemm_intermediate_products(a, b);
-  MatrixStats a_stats;
-  if (!auto_backends.empty()) a_stats = compute_stats(a);
   std::size_t total = auto_backends.size() * opts.precisions.size();
   for (const auto& k : reg.all()) total += chosen.count(k.name) * opts.precisions.size();
   std::vector<SpgemmRow> rows;
@@ -198,30 +293,11 @@ std::vector<SpgemmRow> run_spgemm(const SpgemmRegistry& reg, const Csr<double>& 
         rows.push_back(run_one<float>(k, a32, &a != &b ? b32 : a32, products, opts));
     }
     for (Backend be : auto_backends) {
-      SpgemmRow row;
-      std::string why;
-      const SpgemmKernelInfo* k = nullptr;
-      try {
-        const SpgemmSelection pick = select_spgemm_kernel(a_stats, b.cols, be, p);
-        k = reg.find(pick.kernel);
-        why = "picked " + pick.kernel + ": " + pick.reason;
-        if (!k) throw NotApplicable("the pick " + pick.kernel + " is not in this registry");
-      } catch (const NotApplicable& e) {
-        row.kernel = "auto", row.backend = std::string(to_string(be)), row.precision = std::string(to_string(p));
-        row.status = "skipped", row.note = e.what(), row.products = products;
-        rows.push_back(row);
-        continue;
-      }
-      if (opts.on_kernel) opts.on_kernel(*k, p, index, total);
+      rows.push_back(p == Precision::f64 ? run_auto<double>(reg, be, a, b, products, opts, index, total)
+                                         : run_auto<float>(reg, be, a32, &a != &b ? b32 : a32, products, opts, index, total));
       ++index;
-      row = p == Precision::f64 ? run_one<double>(*k, a, b, products, opts)
-                                : run_one<float>(*k, a32, &a != &b ? b32 : a32, products, opts);
-      row.kernel = "auto";
-      row.comparison = false;
-      row.note = join_note(why, row.note);
-      rows.push_back(row);
     }
-    fill_ratios(rows, begin);
+    fill_ratios(rows, begin, reg);
   }
   return rows;
 }
@@ -251,7 +327,11 @@ std::string spgemm_rows_to_json(const std::vector<SpgemmRow>& rows, int indent) 
                    {"rel_error", r.rel_error},
                    {"max_abs_error", r.max_abs_error},
                    {"status", r.status},
-                   {"note", r.note}});
+                   {"note", r.note},
+                   {"cusparse_best", r.cusparse_best},
+                   {"vs_cusparse_best", r.vs_cusparse_best},
+                   {"mkl_best", r.mkl_best},
+                   {"vs_mkl_best", r.vs_mkl_best}});
   }
   return out.dump(indent);
 }
@@ -267,7 +347,8 @@ std::string spgemm_rows_to_csv(const std::vector<SpgemmRow>& rows, const std::st
   if (header && !matrix_column.empty()) out << "matrix,";
   if (header)
     out << "kernel,format,backend,precision,arithmetic,threads,comparison,stages,total_ms,min_total_ms,out_nnz,out_blocks,tasks,"
-         "products,gflops,vs_cusparse,vs_mkl,rel_error,max_abs_error,status,note\n";
+         "products,gflops,vs_cusparse,vs_mkl,rel_error,max_abs_error,status,note,cusparse_best,vs_cusparse_best,mkl_best,"
+         "vs_mkl_best\n";
   for (const auto& r : rows) {
     std::string stages;
     for (const auto& s : r.stages) {
@@ -281,7 +362,8 @@ std::string spgemm_rows_to_csv(const std::vector<SpgemmRow>& rows, const std::st
         << "," << r.threads << "," << (r.comparison ? 1 : 0) << "," << quoted(stages) << "," << r.total_ms << "," << r.min_total_ms << ","
         << r.out_nnz << "," << r.out_blocks << "," << r.tasks << "," << r.products << "," << r.gflops << ","
         << r.vs_cusparse << "," << r.vs_mkl << "," << r.rel_error << "," << r.max_abs_error << "," << r.status << ","
-        << quoted(r.note) << "\n";
+        << quoted(r.note) << "," << quoted(r.cusparse_best) << "," << r.vs_cusparse_best << "," << quoted(r.mkl_best)
+        << "," << r.vs_mkl_best << "\n";
   }
   return out.str();
 }
@@ -326,6 +408,8 @@ void write_spgemm_bench(const std::string& dir, const std::vector<SpgemmBenchEnt
       x.vs_cusparse = r.value("vs_cusparse", 0.0), x.vs_mkl = r.value("vs_mkl", 0.0);
       x.rel_error = r.value("rel_error", 0.0), x.max_abs_error = r.value("max_abs_error", 0.0);
       x.status = r.value("status", ""), x.note = r.value("note", "");
+      x.cusparse_best = r.value("cusparse_best", ""), x.vs_cusparse_best = r.value("vs_cusparse_best", 0.0);
+      x.mkl_best = r.value("mkl_best", ""), x.vs_mkl_best = r.value("vs_mkl_best", 0.0);
       rows.push_back(std::move(x));
     }
     csv += spgemm_rows_to_csv(rows, e["matrix"].get<std::string>(), false);

@@ -6,7 +6,10 @@
 //        random) cusparseSpGEMM is faster than both, and auto says so and runs it.
 //   CPU: block products pay only when blocks are nearly full (banded: 2.1x MKL in fp32); otherwise the
 //        dense-accumulator Gustavson, or the hash one when B is too wide for a dense row per thread.
+// spgemm_candidates ranks the rest after the pick: spgemm() runs the next one when a kernel refuses.
+#include <algorithm>
 #include <string>
+#include <vector>
 
 #include "spkit/error.hpp"
 #include "spkit/spgemm.hpp"
@@ -30,36 +33,103 @@ std::string fmt(double v) {
 
 }  // namespace
 
-SpgemmSelection select_spgemm_kernel(const MatrixStats& a, std::int64_t b_cols, Backend backend, Precision precision) {
-  SpgemmSelection s;
+std::vector<SpgemmSelection> spgemm_candidates(const MatrixStats& a, std::int64_t b_cols, Backend backend,
+                                               Precision precision) {
   const std::string fill = fmt(a.bm_nnz_per_block) + " non-zeros per 8x8 block";
+  const std::string rows = fmt(a.row_nnz_mean) + " per row";
+  std::vector<SpgemmSelection> order;  // the rule's ranking; kernels missing from the build dropped below
+  const auto add = [&](const char* kernel, std::string reason) { order.push_back({kernel, std::move(reason)}); };
   if (backend == Backend::cuda) {
+    const char* blocks = precision == Precision::f64 && spgemm_registry().find("cuda.bmsparse.tc_fp64")
+                             ? "cuda.bmsparse.tc_fp64"
+                             : "cuda.bmsparse.cc";
     if (a.bm_nnz_per_block >= kGpuBmsparseMinBlockFill) {
-      s.kernel = precision == Precision::f64 && spgemm_registry().find("cuda.bmsparse.tc_fp64") ? "cuda.bmsparse.tc_fp64"
-                                                                                              : "cuda.bmsparse.cc";
-      s.reason = fill + " (>= " + fmt(kGpuBmsparseMinBlockFill) + "): bmSparse block products";
+      add(blocks, fill + " (>= " + fmt(kGpuBmsparseMinBlockFill) + "): bmSparse block products");
+      add("cuda.csr.binned", "");
+      add("cuda.csr.hash", "");
+      add("cuda.cusparse.spgemm", "");
     } else if (a.row_nnz_mean <= kGpuHashMaxRowLength) {
-      s.kernel = "cuda.csr.hash";
-      s.reason = fill + ", " + fmt(a.row_nnz_mean) + " per row (<= " + fmt(kGpuHashMaxRowLength) + "): CSR hash SpGEMM";
+      add("cuda.csr.hash", fill + ", " + rows + " (<= " + fmt(kGpuHashMaxRowLength) + "): CSR hash SpGEMM");
+      add("cuda.csr.binned", "");
+      add("cuda.cusparse.spgemm", "");
     } else {
-      s.kernel = "cuda.cusparse.spgemm";
-      s.reason = fill + ", " + fmt(a.row_nnz_mean) + " per row: no spkit kernel is faster here, cusparseSpGEMM";
+      // Block-poor with longer, irregular rows (power-law, random): the row-length-binned CSR kernel where
+      // this build has it, else cusparseSpGEMM, which was faster here than the hash and bmSparse kernels.
+      add("cuda.csr.binned", fill + ", " + rows + ": block-poor, irregular rows: binned CSR SpGEMM");
+      add("cuda.cusparse.spgemm", fill + ", " + rows + ": no spkit kernel is faster here, cusparseSpGEMM");
+      add("cuda.csr.hash", "");
     }
+    // Last resorts: cuSPARSE's memory-bounded algorithm, then bmSparse (slow on block-poor matrices, but
+    // it computes C).
+    add("cuda.cusparse.spgemm_alg3", "");
+    add("cuda.bmsparse.cc", "");
   } else {
+    const bool wide = b_cols > kCpuDenseMaxColumns;
+    const char* accumulate = wide ? "cpu.csr.gustavson_hash" : "cpu.csr.gustavson_dense";
+    const char* other = wide ? "cpu.csr.gustavson_dense" : "cpu.csr.gustavson_hash";
+    const std::string why = wide ? fill + ", B has " + std::to_string(b_cols) + " columns: hash accumulator"
+                                 : fill + ": Gustavson with a dense accumulator";
     if (a.bm_nnz_per_block >= kCpuBmsparseMinBlockFill) {
-      s.kernel = "cpu.bmsparse.blocks";
-      s.reason = fill + " (>= " + fmt(kCpuBmsparseMinBlockFill) + "): bmSparse block products";
-    } else if (b_cols > kCpuDenseMaxColumns) {
-      s.kernel = "cpu.csr.gustavson_hash";
-      s.reason = fill + ", B has " + std::to_string(b_cols) + " columns: hash accumulator";
+      add("cpu.bmsparse.blocks", fill + " (>= " + fmt(kCpuBmsparseMinBlockFill) + "): bmSparse block products");
+      add(accumulate, "");
+      add(other, "");
     } else {
-      s.kernel = "cpu.csr.gustavson_dense";
-      s.reason = fill + ": Gustavson with a dense accumulator";
+      add(accumulate, why);
+      add(other, "");
+      add("cpu.bmsparse.blocks", "");
     }
   }
-  if (!spgemm_registry().find(s.kernel))
-    throw NotApplicable("SpGEMM auto-selector picked " + s.kernel + ", which this build does not have");
+  std::vector<SpgemmSelection> out;
+  std::string missing;
+  for (SpgemmSelection& s : order) {
+    bool seen = false;
+    for (const SpgemmSelection& o : out) seen = seen || o.kernel == s.kernel;
+    if (seen) continue;
+    if (!spgemm_registry().find(s.kernel)) {
+      missing += (missing.empty() ? "" : ", ") + s.kernel;
+      continue;
+    }
+    // The first kernel present says why it runs; a later one says what it stands in for.
+    if (s.reason.empty() || !out.empty())
+      s.reason = out.empty() ? "the rule's first choice is not in this build (" + missing + "): " + s.kernel
+                             : "fallback after " + out.front().kernel;
+    out.push_back(std::move(s));
+  }
+  if (out.empty())
+    throw NotApplicable("SpGEMM auto-selector: none of its " + std::string(to_string(backend)) +
+                        " candidates is in this build (" + missing + ")");
+  return out;
+}
+
+SpgemmSelection select_spgemm_kernel(const MatrixStats& a, std::int64_t b_cols, Backend backend, Precision precision) {
+  return spgemm_candidates(a, b_cols, backend, precision).front();
+}
+
+template <class T>
+MatrixStats spgemm_selector_stats(const Csr<T>& a) {
+  MatrixStats s;
+  s.rows = a.rows, s.cols = a.cols, s.nnz = a.nnz();
+  s.row_nnz_mean = a.rows > 0 ? static_cast<double>(s.nnz) / static_cast<double>(a.rows) : 0.0;
+  // Distinct 8x8 blocks: per block row, the sorted, distinct block columns of its entries.
+  const std::int64_t block_rows = (a.rows + 7) / 8;
+  std::int64_t blocks = 0;
+#pragma omp parallel reduction(+ : blocks)
+  {
+    std::vector<std::int32_t> cols;
+#pragma omp for schedule(dynamic, 256)
+    for (std::int64_t i = 0; i < block_rows; ++i) {
+      cols.clear();
+      const std::int64_t end = a.row_ptr[std::min(a.rows, 8 * i + 8)];
+      for (std::int64_t p = a.row_ptr[8 * i]; p < end; ++p) cols.push_back(a.col_idx[p] >> 3);
+      std::sort(cols.begin(), cols.end());
+      blocks += std::unique(cols.begin(), cols.end()) - cols.begin();
+    }
+  }
+  s.bm_blocks = blocks;
+  s.bm_nnz_per_block = blocks > 0 ? static_cast<double>(s.nnz) / static_cast<double>(blocks) : 0.0;
   return s;
 }
+template MatrixStats spgemm_selector_stats(const Csr<float>&);
+template MatrixStats spgemm_selector_stats(const Csr<double>&);
 
 }  // namespace spkit

@@ -21,10 +21,10 @@ struct SpgemmRunOptions {
   std::string kernels = "all";  // comma-separated globs over spgemm_registry() names
   DeviceSelect device = DeviceSelect::all;
   std::vector<Precision> precisions{Precision::f64};
-  SpgemmOptions run;            // threads (device, stream); the recorder is the harness's own
+  SpgemmOptions run;            // threads (device, stream, memory_limit); the recorder is the harness's own
   SpgemmTimingOptions timing;   // warmup, reps (GPU kernels get at least 10 reps)
-  // Also run the comparisons the ratios need when the globs left them out: ref.mkl.sp2m next to CPU
-  // kernels, cuda.cusparse.spgemm next to CUDA kernels (when a GPU is present).
+  // Also run the comparisons the ratios need when the globs left them out: every ref.mkl* comparison next
+  // to CPU kernels, every cuda.cusparse.* algorithm next to CUDA kernels (when a GPU is present).
   bool add_baselines = true;
   // Called before each kernel x precision runs (progress output).
   std::function<void(const SpgemmKernelInfo&, Precision, std::size_t index, std::size_t total)> on_kernel;
@@ -49,6 +49,10 @@ struct SpgemmRow {
   // Speed relative to the baselines of the same precision in this run: their total / this total
   // (> 1: faster than the baseline); 0 when the baseline did not run.
   double vs_cusparse = 0, vs_mkl = 0;
+  // The same against the fastest algorithm of each vendor library in this run ("cuSPARSE best": every
+  // cuda.cusparse.* comparison kernel; "MKL best": every ref.mkl* one) and which that was ("" when none ran).
+  std::string cusparse_best, mkl_best;
+  double vs_cusparse_best = 0, vs_mkl_best = 0;
   double rel_error = 0, max_abs_error = 0;  // against the fp64 reference
   std::string status;                // "ok", "FAILED", "skipped"
   std::string note;                  // the kernel's detail, or why it was skipped / failed
