@@ -389,7 +389,16 @@ SuiteRun run_suite(const SuiteRunOptions& opts, BenchResults header) {
       run_cells(o, true);
     }
     if (opts.spgemm && !run.interrupted) {
-      if (sm.headline) {
+      Csr<double> smaller;
+      std::string smaller_source;
+      if (spgemm_smaller_instance(sm, loaded.a, spgemm_opts, smaller, smaller_source)) {
+        // Every generated family gets an SpGEMM row, on an instance of the family whose A A fits the budget.
+        log("  spgemm " + sm.name + ": on a smaller instance, " + smaller_source);
+        SpgemmBenchEntry e =
+            bench_spgemm_matrix(sm.name, smaller, spgemm_opts, [&](const std::string& text) { status(text, true); });
+        e.instance = smaller_source;
+        run.spgemm.push_back(std::move(e));
+      } else if (sm.headline) {
         // Sized for the SpMV headline, not for A A: its products take minutes (at 4x the LLC they were over
         // the products budget anyway; past a measured, smaller cache they may not be).
         SpgemmBenchEntry e;

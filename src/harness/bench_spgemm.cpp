@@ -1,10 +1,12 @@
 // The SpGEMM section of the bench suite: see bench_spgemm.hpp.
 #include "spkit/harness/bench_spgemm.hpp"
 
+#include <algorithm>
 #include <cstdio>
 
 #include "spkit/error.hpp"
 #include "spkit/formats/bmsparse.hpp"
+#include "spkit/gen.hpp"
 #include "tuning.hpp"
 
 namespace spkit::harness {
@@ -33,6 +35,29 @@ std::string format_line(const char* format, Args... args) {
 }  // namespace
 
 std::int64_t default_spgemm_max_products() { return tuning::kSpgemmBenchMaxProducts; }
+
+bool spgemm_smaller_instance(const SuiteMatrix& sm, const Csr<double>& a, const SpgemmBenchOptions& opts,
+                             Csr<double>& out, std::string& source) {
+  if (!sm.generated || a.rows != a.cols || a.nnz() == 0) return false;
+  const std::int64_t products = spgemm_intermediate_products(a, a);
+  if (!sm.headline && products <= opts.max_products) return false;
+  const double target = static_cast<double>(opts.max_products) / 4;
+  GenOptions g = sm.gen;
+  double nnz = static_cast<double>(a.nnz()), now = static_cast<double>(products);
+  for (int attempt = 0; attempt < 4 && now > target; ++attempt) {
+    // Products scale about linearly with nnz at a fixed row structure; aim a little under.
+    nnz *= 0.8 * target / now;
+    const std::int64_t n = size_for_nnz(g.family, std::max<std::int64_t>(static_cast<std::int64_t>(nnz), 64), g);
+    if (n <= 0 || n >= g.n) break;
+    g.n = n;
+    out = generate(g);
+    now = static_cast<double>(spgemm_intermediate_products(out, out));
+  }
+  if (g.n == sm.gen.n || now > static_cast<double>(opts.max_products)) return false;
+  source = "generated: " + g.family + " n=" + std::to_string(g.n) + " (the suite's instance, sized for SpMV, has " +
+           std::to_string(products) + " products in A A)";
+  return true;
+}
 
 SpgemmBenchEntry bench_spgemm_matrix(const std::string& name, const Csr<double>& a, const SpgemmBenchOptions& opts,
                                      const std::function<void(const std::string&)>& log) {

@@ -390,6 +390,7 @@ void write_spgemm_bench(const std::string& dir, const std::vector<SpgemmBenchEnt
                     {"nnz", e.nnz},
                     {"products", e.products},
                     {"skipped", e.skipped},
+                    {"instance", e.instance},
                     {"results", nlohmann::json::parse(spgemm_rows_to_json(e.results, -1))}});
   }
   for (const auto& e : list) {

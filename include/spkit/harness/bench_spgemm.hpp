@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "spkit/harness/spgemm_runner.hpp"
+#include "spkit/harness/suite.hpp"
 
 namespace spkit::harness {
 
@@ -22,6 +23,14 @@ struct SpgemmBenchOptions {
   int warmup = 1;
   std::int64_t max_products = default_spgemm_max_products();
 };
+
+// A smaller instance of a generated suite matrix's family for the section, when the suite's own A A is
+// over opts.max_products or it is a headline matrix (sized for SpMV): the same family and options with n
+// shrunk until A A holds at most a quarter of the budget (a few tries; products grow faster than nnz on
+// power-law rows). Returns false (and leaves `out` alone) when the matrix is a file or already fits.
+// `source` describes the instance ("generated: rmat n=... for SpGEMM").
+bool spgemm_smaller_instance(const SuiteMatrix& sm, const Csr<double>& a, const SpgemmBenchOptions& opts,
+                             Csr<double>& out, std::string& source);
 
 // Runs the section on one matrix (logging progress through `log`) and returns its entry; a matrix
 // that does not apply gets an entry with `skipped` set and no rows.

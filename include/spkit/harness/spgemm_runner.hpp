@@ -74,10 +74,13 @@ struct SpgemmBenchEntry {
   std::string matrix;
   std::int64_t rows = 0, cols = 0, nnz = 0, products = 0;  // products: intermediate products of A A
   std::string skipped;            // why this matrix has no SpGEMM rows (empty: it ran)
+  // Empty: A is the suite matrix. Otherwise A is a smaller instance of its generated family (the suite's
+  // one was sized for SpMV and its A A is over the products budget), described here ("generated: ... n=").
+  std::string instance;
   std::vector<SpgemmRow> results;
 };
 // Writes dir/spgemm.json ({"schema": "spkit-spgemm/1", "max_products", "entries": [{matrix, rows, cols,
-// nnz, products, skipped, results: [rows as spgemm_rows_to_json]}]}) and dir/spgemm.csv (one line per
+// nnz, products, skipped, instance, results: [rows as spgemm_rows_to_json]}]}) and dir/spgemm.csv (one line per
 // row, with the matrix), each atomically. keep_existing (--resume): entries already in dir/spgemm.json
 // for matrices not in `entries` are kept.
 void write_spgemm_bench(const std::string& dir, const std::vector<SpgemmBenchEntry>& entries,
