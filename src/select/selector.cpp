@@ -102,6 +102,7 @@ Selection select_kernel(const MatrixStats& stats, const PlanSettings& settings, 
   sel.options.threads = threads;
   sel.options.device = settings.device;
   sel.options.hack_size = stats.hack_size;
+  sel.copy_gbs = bw.gbs;
 
   std::vector<Scored> ok, refused;
   int without_model = 0;
