@@ -254,9 +254,9 @@ std::unique_ptr<SpmvPlan<T>> plan_auto(const Csr<T>& a, const PlanSettings& sett
     const MeasuredCandidate& first = out.measured.front();
     char buf[400];
     std::snprintf(buf, sizeof buf,
-                  "%s: measured %s per product, the fastest of %zu candidates timed in %s (budget %s); the model's "
-                  "pick %s (%s ordering) measured %s",
-                  won.kernel.c_str(), fmt_ms(won.measured_ms).c_str(), timed, fmt_ms(out.ms).c_str(),
+                  "%s: measured %s per product, the fastest of %zu of %zu candidates timed in %s (budget %s); the "
+                  "model's pick %s (%s ordering) measured %s",
+                  won.kernel.c_str(), fmt_ms(won.measured_ms).c_str(), timed, out.measured.size(), fmt_ms(out.ms).c_str(),
                   fmt_ms(budget).c_str(), first.kernel.c_str(), first.ordering.c_str(),
                   first.measured_ms > 0 ? fmt_ms(first.measured_ms).c_str() : "nothing");
     chosen.reason = std::string(buf) + "; model: " + model_reason;

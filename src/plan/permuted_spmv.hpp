@@ -6,6 +6,7 @@
 #include <memory>
 #include <string>
 
+#include "spkit/config.hpp"
 #include "spkit/kernel.hpp"
 #include "spkit/reorder.hpp"
 
