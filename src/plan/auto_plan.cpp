@@ -16,6 +16,7 @@
 #include "spkit/plan.hpp"
 #include "spkit/reorder.hpp"
 #include "spkit/stats.hpp"
+#include "select/format_ms.hpp"
 #include "tuning.hpp"
 
 namespace spkit {
@@ -24,13 +25,7 @@ namespace {
 using Clock = std::chrono::steady_clock;
 double ms_since(Clock::time_point t0) { return std::chrono::duration<double, std::milli>(Clock::now() - t0).count(); }
 
-std::string fmt_ms(double ms) {
-  char buf[32];
-  if (ms >= 100) std::snprintf(buf, sizeof buf, "%.0f ms", ms);
-  else if (ms >= 1) std::snprintf(buf, sizeof buf, "%.2f ms", ms);
-  else std::snprintf(buf, sizeof buf, "%.1f us", ms * 1e3);
-  return buf;
-}
+using select_detail::fmt_ms;
 
 template <class T>
 MatrixStats stats_of(const Csr<T>& a) {
