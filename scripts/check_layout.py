@@ -21,11 +21,12 @@ ALLOWED = {
     "stats": {"formats"},
     "validate": {"formats"},
     "device": set(),
+    "reorder": {"formats"},
     "kernels": {"formats", "stats", "device"},
     "select": {"kernels", "spgemm", "formats", "stats", "device"},
-    "plan": {"select", "kernels", "formats", "stats", "device"},
+    "plan": {"select", "kernels", "reorder", "formats", "stats", "device"},
     "spgemm": {"kernels", "formats", "stats", "device"},
-    "harness": {"plan", "select", "kernels", "spgemm", "formats", "io", "gen", "stats", "validate", "device"},
+    "harness": {"plan", "select", "kernels", "spgemm", "reorder", "formats", "io", "gen", "stats", "validate", "device"},
 }
 TOP = "top"  # apps, python, tests, bench, fuzz, the umbrella header: may include anything
 
@@ -33,9 +34,10 @@ BASE_FILES = {"error.hpp", "config.hpp", "config.hpp.in", "precision.hpp", "prec
               "registry.cpp", "tuning.hpp", "median.hpp"}
 FILE_MODULE = {"stats.hpp": "stats", "stats.cpp": "stats", "gen.hpp": "gen", "kernel.hpp": "kernels",
                "plan.hpp": "plan", "select.hpp": "select", "spgemm.hpp": "spgemm", "validate.hpp": "validate",
-               "validate.cpp": "validate", "device.hpp": "device", "device.cpp": "device", "spkit.hpp": TOP}
+               "validate.cpp": "validate", "device.hpp": "device", "device.cpp": "device",
+               "reorder.hpp": "reorder", "spkit.hpp": TOP}
 FOLDER_MODULE = {"formats": "formats", "io": "io", "gen": "gen", "kernels": "kernels", "select": "select",
-                 "plan": "plan", "spgemm": "spgemm", "harness": "harness", "bench": "harness",
+                 "plan": "plan", "reorder": "reorder", "spgemm": "spgemm", "harness": "harness", "bench": "harness",
                  "platform": "base", "util": "base"}
 SOURCE_EXT = (".cpp", ".hpp", ".cu", ".cuh", ".h", ".py")
 

@@ -179,6 +179,47 @@ inline constexpr double kCudaConvertGBs = 2.5;
 inline constexpr double kGpuIsolatedGatherBytes = 12.0;
 inline constexpr double kCpuIsolatedGatherBytes = 64.0;
 
+// Reordering inside the plan (src/plan/auto_plan.cpp, PlanSettings::ordering "auto").
+// A matrix whose mean |col - row| is under this fraction of n counts as well numbered and is not
+// renumbered: randomly numbered matrices sit at 23-37% (fem_mesh, road_planar --ordering random, random,
+// powerlaw), Morton-, BFS- and naturally numbered meshes, grids and roads of the generators at 0.003-3.2%
+// (fem_mesh sfc 3D: 2.3%, and 3.2% after RCM; lap3d 0.7%), measured with spkit::locality on the dev box.
+inline constexpr double kReorderWellNumberedDistance = 0.05;
+// ... and an ordering is kept (ordering "auto") only when it at least halves that mean distance: RCM
+// made circuit (15%) worse (31%), which the model, seeing only 8x8-block statistics, might not notice.
+inline constexpr double kReorderMinDistanceGain = 0.5;
+// Host wall time of computing an ordering, P A P^T and its statistics, per stored entry: RCM on
+// fem_mesh / road_planar --ordering random at 1.6-8.3M non-zeros on the 2-core dev box (other builds
+// running) took 200-460 ns per entry end to end (hub sorting: 230); the estimate decides whether to
+// compute one at all.
+inline constexpr double kReorderNsPerNonzero = 300.0;
+// The most a renumbering is assumed to save of a product (the issue's measurements: 1.05-1.53x on
+// meshes and roads, i.e. at most ~35%): an ordering whose estimated cost exceeds this share of the
+// expected products' predicted time is not computed.
+inline constexpr double kReorderMaxSaving = 0.35;
+// Hub sorting instead of RCM when the 1% most used columns hold at least this share of the non-zeros
+// (MatrixStats::hub_column_share: 0.01-0.05 on meshes and roads, 0.3+ on power-law graphs).
+inline constexpr double kHubsortMinHubShare = 0.2;
+// Fixed cost per product of the gather and scatter passes: two extra launches on the GPU (~2 us each on
+// the H100), two OpenMP loops on the CPU.
+inline constexpr double kGpuPermuteLaunchUs = 4.0;
+inline constexpr double kCpuPermuteLaunchUs = 2.0;
+
+// Measuring selection (src/plan/tuner.cpp, PlanSettings::tuning). "auto" measures from this many
+// expected products: a candidate costs a conversion plus ~30 products to time, which 1000 products
+// amortise within a few percent while the model's mis-picks cost 10-20% per product (issue: 1.20x).
+inline constexpr std::int64_t kTuneMinProducts = 1000;
+// Default bound on the tuning time: this share of the predicted time of all expected products, and never
+// more than the cap (a plan a user waits for; FFTW's "measure" planner takes seconds, we keep under one).
+inline constexpr double kTuneBudgetShare = 0.1;
+inline constexpr double kTuneBudgetCapMs = 500.0;
+// Candidates timed per ordering: the model's top kernels (its first pick always among them).
+inline constexpr int kTuneTopKernels = 3;
+// Per candidate: one warm-up product, then batches of products timed with one synchronize each; the
+// best batch mean is the measurement (batches damp launch jitter and other processes' noise).
+inline constexpr int kTuneBatches = 3;
+inline constexpr int kTuneProductsPerBatch = 10;
+
 // =============================================================================================
 // SpGEMM (src/spgemm)
 // =============================================================================================

@@ -1,5 +1,7 @@
 // spkit spmv FILE [--kernel NAME|GLOB|all] [--device cpu|gpu|all] [--precision float|double|both|LIST]
 //                 [--threads N[,N...]] [--reps R] [--warmup W] [--x XFILE] [--y-out YFILE] [--seed S] [--json]
+//                 [--ordering auto|none|rcm|hubsort] [--tuning model|measure|auto] [--tuning-budget-ms MS]
+//                 [--reorder none|rcm|hubsort]
 // One row per kernel x precision x threads: timing, rates, speedup, validation. Exit code 2 when any
 // kernel FAILED validation (1 for errors, as everywhere).
 #include <algorithm>
@@ -41,6 +43,13 @@ struct SpmvArgs {
   // For --kernel auto. spmv measures the per-product speed, so by default the selector is told a plan
   // serves many products (the conversion is amortised); a small number shows the trade-off.
   std::int64_t expected_products = 1000000;
+  // --kernel auto: the renumbering the plan may keep and how it decides (PlanSettings). The model by
+  // default, so that a table is reproducible; "measure" times the top candidates.
+  std::string ordering = "auto";
+  std::string tuning = "model";
+  double tuning_budget_ms = 0;
+  // Every kernel on the renumbered matrix (cuSPARSE on the matrix as given vs renumbered: run twice).
+  std::string reorder = "none";
 };
 
 std::vector<int> parse_threads(const std::string& s) {
@@ -99,6 +108,10 @@ int run_spmv_command(const SpmvArgs& args) {
   opts.timing.warmup = args.warmup;
   opts.seed = args.seed;
   opts.expected_products = args.expected_products;
+  opts.ordering = args.ordering;
+  opts.tuning = args.tuning;
+  opts.tuning_budget_ms = args.tuning_budget_ms;
+  opts.reorder = args.reorder;
   std::vector<double> x;
   if (!args.x_file.empty()) {
     x = read_vector(args.x_file);
@@ -169,6 +182,23 @@ void add_spmv_command(CLI::App& app) {
   cmd->add_option("--expected-products", args->expected_products,
                   "--kernel auto: products the plan will serve (a conversion must pay for itself within them)")
       ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  cmd->add_option("--ordering", args->ordering,
+                  "--kernel auto: renumbering kept inside the plan (auto: when it pays, by the model or the clock)")
+      ->check(CLI::IsMember({"auto", "none", "rcm", "hubsort"}))
+      ->capture_default_str();
+  cmd->add_option("--tuning", args->tuning,
+                  "--kernel auto: model (cost model only), measure (time the top candidates), auto (measure from "
+                  "1000 expected products)")
+      ->check(CLI::IsMember({"model", "measure", "auto"}))
+      ->capture_default_str();
+  cmd->add_option("--tuning-budget-ms", args->tuning_budget_ms, "--kernel auto: bound on measuring (0: the default)")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  cmd->add_option("--reorder", args->reorder,
+                  "renumber the matrix before every kernel (cuSPARSE included): none, rcm (reverse Cuthill-McKee), "
+                  "hubsort (hub sorting)")
+      ->check(CLI::IsMember({"none", "rcm", "hubsort"}))
       ->capture_default_str();
   cmd->add_option("--device", args->device, "cpu, gpu or all")
       ->check(CLI::IsMember({"cpu", "gpu", "all"}))

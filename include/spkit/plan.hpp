@@ -14,7 +14,10 @@
 // The selector (spkit/select.hpp: select_kernel) reads cheap statistics of the matrix (spkit/stats.hpp)
 // and the number of products the caller expects, so that a conversion that costs more than it saves is
 // not chosen. Each apply is one kernel run computing alpha*A*x + beta*y directly: no scratch vector, no
-// second pass.
+// second pass, unless the plan keeps the matrix renumbered (PlanSettings::ordering, spkit/reorder.hpp):
+// then every apply also gathers x into the plan's numbering and scatters y back (two passes, counted in
+// bytes_moved). With enough expected products, "auto" times its top candidates (PlanSettings::tuning);
+// selection() says what was measured and what the renumbering and the tuning cost.
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -22,8 +25,18 @@
 #include "spkit/formats/csr.hpp"
 #include "spkit/kernel.hpp"
 #include "spkit/select.hpp"
+#include "spkit/stats.hpp"
 
 namespace spkit {
+
+// What kernel "auto" builds for `a`: the selector's pick on the matrix as given or renumbered
+// (settings.ordering), chosen by the cost model or by timing the top candidates (settings.tuning);
+// `selection` receives why. Plan<T> runs it; the harness's auto rows time it like any kernel. `stats`:
+// the statistics of `a` when the caller already has them (computed here otherwise). Throws spkit::Error
+// on bad settings, NotApplicable when no kernel accepts the matrix.
+template <class T>
+std::unique_ptr<SpmvPlan<T>> plan_auto(const Csr<T>& a, const PlanSettings& settings, Selection& selection,
+                                       const MatrixStats* stats = nullptr);
 
 template <class T>
 class Plan {

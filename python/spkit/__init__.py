@@ -170,7 +170,8 @@ def gpu_count() -> int:
 class Plan(_spkit.Plan):
     """y = alpha*A*x + beta*y for one matrix, planned once (spkit::Plan<T>).
 
-    Plan(A, kernel="auto", precision=None, threads=0, device="cpu", expected_products=100)
+    Plan(A, kernel="auto", precision=None, threads=0, device="cpu", expected_products=100,
+         ordering="auto", tuning="auto", tuning_budget_ms=0.0)
 
     A: scipy sparse matrix (converted to canonical CSR; the plan keeps its own copy).
     kernel: "auto" (the selector picks from the matrix's statistics; see .selection) or a registry name
@@ -178,6 +179,10 @@ class Plan(_spkit.Plan):
     precision: "float32" / "float64" or a dtype; default: A's dtype when float32, else float64.
     threads: CPU threads (0: all the process may use). device: "cpu", "cuda" or "cuda:N".
     expected_products: how many products you will run (the selector weighs conversion cost by it).
+    ordering: "none", "rcm" (reverse Cuthill-McKee), "hubsort" (hub sorting) or "auto": a symmetric
+        renumbering kept inside the plan; x and y stay in your numbering (.selection["ordering"]).
+    tuning: "model", "measure" (time the model's top candidates on A, keep the fastest) or "auto"
+        (measure from 1000 expected products); tuning_budget_ms bounds it (0: the default bound).
 
     plan(x) returns a new y = A x; plan(x, y, alpha, beta) updates y in place and returns it.
     x and y: 1-D contiguous arrays of the plan's dtype; NumPy for a CPU plan; CuPy/DLPack device
@@ -186,7 +191,8 @@ class Plan(_spkit.Plan):
     """
 
     def __init__(self, A: Any, kernel: str = "auto", precision: DTypeLike = None, threads: int = 0,
-                 device: Union[str, int] = "cpu", expected_products: int = 100) -> None:
+                 device: Union[str, int] = "cpu", expected_products: int = 100, ordering: str = "auto",
+                 tuning: str = "auto", tuning_budget_ms: float = 0.0) -> None:
         if not sp.issparse(A):
             raise TypeError(f"expected a scipy.sparse matrix or array, got {type(A).__name__}")
         dtype = _precision(precision, A.dtype)
@@ -194,7 +200,7 @@ class Plan(_spkit.Plan):
         rows, cols, indptr, indices, data = _csr_arrays(A, dtype)
         prec = _spkit.Precision.float32 if dtype == np.float32 else _spkit.Precision.float64
         super().__init__(prec, rows, cols, indptr, indices, data, kernel, backend, int(threads), ordinal,
-                         int(expected_products))
+                         int(expected_products), str(ordering), str(tuning), float(tuning_budget_ms))
 
     @property
     def shape(self) -> tuple:

@@ -69,7 +69,8 @@ class PyPlan {
  public:
   PyPlan(spkit::Precision precision, std::int64_t rows, std::int64_t cols, HostVector<std::int64_t> indptr,
          HostVector<std::int32_t> indices, nb::ndarray<nb::ro, nb::ndim<1>, nb::c_contig, nb::device::cpu> data,
-         const std::string& kernel, const std::string& backend, int threads, int device, std::int64_t expected_products)
+         const std::string& kernel, const std::string& backend, int threads, int device, std::int64_t expected_products,
+         const std::string& ordering, const std::string& tuning, double tuning_budget_ms)
       : precision_(precision) {
     spkit::PlanSettings s;
     s.kernel = kernel;
@@ -79,6 +80,9 @@ class PyPlan {
     s.threads = threads;
     s.device = device;
     s.expected_products = expected_products;
+    s.ordering = ordering;
+    s.tuning = tuning;
+    s.tuning_budget_ms = tuning_budget_ms;
     where_ = s.backend == spkit::Backend::cuda ? Where::cuda : Where::host;
     device_ = device;
     if (precision == spkit::Precision::f32) make<float>(rows, cols, indptr, indices, data, s);
@@ -167,6 +171,23 @@ class PyPlan {
     out["reason"] = s.reason;
     out["threads"] = s.options.threads;
     out["candidates"] = candidates;
+    out["ordering"] = s.ordering;
+    out["ordering_reason"] = s.ordering_reason;
+    out["reorder_ms"] = s.reorder_ms;
+    out["tuning"] = s.tuning;
+    out["tuning_ms"] = s.tuning_ms;
+    out["tuning_budget_ms"] = s.tuning_budget_ms;
+    nb::list measured;
+    for (const auto& m : s.measured) {
+      nb::dict d;
+      d["kernel"] = m.kernel;
+      d["ordering"] = m.ordering;
+      d["predicted_ms"] = m.predicted_ms;
+      d["measured_ms"] = m.measured_ms;
+      d["note"] = m.note;
+      measured.append(d);
+    }
+    out["measured"] = measured;
     return out;
   }
 
@@ -242,9 +263,9 @@ void register_plan(nb::module_& m) {
   nb::class_<PyPlan>(m, "Plan")
       .def(nb::init<spkit::Precision, std::int64_t, std::int64_t, HostVector<std::int64_t>, HostVector<std::int32_t>,
                     nb::ndarray<nb::ro, nb::ndim<1>, nb::c_contig, nb::device::cpu>, const std::string&,
-                    const std::string&, int, int, std::int64_t>(),
+                    const std::string&, int, int, std::int64_t, const std::string&, const std::string&, double>(),
            "precision"_a, "rows"_a, "cols"_a, "indptr"_a, "indices"_a, "data"_a, "kernel"_a, "backend"_a, "threads"_a,
-           "device"_a, "expected_products"_a)
+           "device"_a, "expected_products"_a, "ordering"_a, "tuning"_a, "tuning_budget_ms"_a)
       .def("__call__", &PyPlan::call, "x"_a, "y"_a.none() = nb::none(), "alpha"_a = 1.0, "beta"_a = 0.0,
            "y = alpha*A*x + beta*y. Without y, returns a new array (A x times alpha) on x's device; with y,\n"
            "updates y in place and returns it. x, y: 1-D contiguous arrays of the plan's dtype.")

@@ -18,6 +18,8 @@
 #include "spkit/error.hpp"
 #include "harness/row_failure.hpp"
 #include "median.hpp"
+#include "spkit/plan.hpp"
+#include "spkit/reorder.hpp"
 #include "spkit/select.hpp"
 #include "spkit/stats.hpp"
 #include "spkit/validate.hpp"
@@ -72,10 +74,12 @@ struct Cell {
   int threads;
   bool flush;    // CUDA, L2-resident matrix: the cold-cache run
   bool l2_fits;  // CUDA: the matrix fits in L2 (both runs)
-  // An "auto" row: `kernel` is what the selector picked; selection_ms (statistics + selection) is
-  // added to its plan time.
+  // An "auto" row: `kernel` is what the model picked (for the progress line); the row plans with
+  // plan_auto from `settings` and `stats`, whose time (selection_ms) is added to its plan time.
   const Selection* selection = nullptr;
   double selection_ms = 0;
+  PlanSettings settings = {};
+  const MatrixStats* stats = nullptr;
 };
 
 std::string mb(std::uint64_t bytes) {
@@ -114,31 +118,12 @@ SpmvResult run_cell(const Csr<double>& a, const Csr<T>& a_t, const std::vector<T
   po.hack_size = opts.hack_size;
   po.memory_budget_bytes = opts.memory_budget_bytes;
   std::unique_ptr<SpmvPlan<T>> plan;
-  // An auto cell plans the pick; should it still refuse (e.g. device memory), the next candidate, as
-  // Plan<T> does.
-  const KernelInfo* planned = &k;
-  std::string refused;
-  auto make_plan = [&]() -> std::unique_ptr<SpmvPlan<T>> {
-    if (!cell.selection) return k.factory<T>()(a_t, po);
-    std::vector<const KernelInfo*> order{&k};
-    for (const KernelEstimate& c : cell.selection->candidates)
-      if (c.applicable && c.kernel != k.name)
-        if (const KernelInfo* other = registry().find(c.kernel)) order.push_back(other);
-    for (std::size_t i = 0;; ++i) {
-      planned = order[i];
-      try {
-        return order[i]->factory<T>()(a_t, po);
-      } catch (const Error& e) {
-        const bool next = (dynamic_cast<const NotApplicable*>(&e) || dynamic_cast<const TooLarge*>(&e)) &&
-                          i + 1 < order.size();
-        if (!next) throw;
-        refused = join_note(refused, order[i]->name + " refused: " + e.what());
-      }
-    }
-  };
+  // An auto cell builds what Plan<T> would (spkit/plan.hpp: plan_auto): the pick, renumbered or not, the
+  // next candidate should it refuse, or the fastest measured when the row's tuning measures.
+  Selection picked;
   const auto t0 = std::chrono::steady_clock::now();
   try {
-    plan = make_plan();
+    plan = cell.selection ? plan_auto<T>(a_t, cell.settings, picked, cell.stats) : k.factory<T>()(a_t, po);
   } catch (...) {
     auto failure = harness_detail::current_row_failure("plan", "out of memory while planning");
     r.status = std::move(failure.status), r.note = std::move(failure.note);
@@ -149,11 +134,11 @@ SpmvResult run_cell(const Csr<double>& a, const Csr<T>& a_t, const std::vector<T
   r.optimize_ms = plan->optimize_ms();
   r.note = plan->detail();
   if (cell.selection) {
-    r.picked = planned->name;
-    r.format = std::string(to_string(planned->format));
-    if (!refused.empty()) r.pick_reason += "; planned the next candidate: " + refused;
+    r.picked = picked.kernel;
+    if (const KernelInfo* planned = registry().find(picked.kernel)) r.format = std::string(to_string(planned->format));
+    r.pick_reason = picked.reason;
     r.conversion_ms += cell.selection_ms;
-    r.note = join_note("picked " + planned->name, r.note);
+    r.note = join_note("picked " + picked.kernel, r.note);
   }
   if (cell.l2_fits)
     r.note = join_note(r.note, cell.flush ? "L2-flushed"
@@ -258,11 +243,45 @@ void fill_speedups(const Registry& reg, std::vector<SpmvResult>& rows, std::size
 
 }  // namespace
 
+namespace {
+
+// --reorder: every kernel runs on P A P^T (cuSPARSE included), x renumbered with it, y handed back in the
+// given numbering; each row's note says so.
+std::vector<SpmvResult> run_spmv_reordered(const Registry& reg, const Csr<double>& a, const SpmvRunOptions& opts) {
+  const Ordering ordering = parse_ordering(opts.reorder);
+  const auto t0 = std::chrono::steady_clock::now();
+  const Permutation p = compute_ordering(a, ordering);
+  const Csr<double> b = permute_symmetric(a, p);
+  const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  SpmvRunOptions inner = opts;
+  inner.reorder = "none";
+  std::vector<double> x = opts.x ? *opts.x : random_x(a.cols, opts.seed);
+  if (static_cast<std::int64_t>(x.size()) != a.cols)
+    throw Error("x has " + std::to_string(x.size()) + " entries but the matrix has " + std::to_string(a.cols) + " columns");
+  std::vector<double> xb(x.size());
+  for (std::size_t i = 0; i < x.size(); ++i) xb[i] = x[p.old_of_new[i]];
+  inner.x = &xb;
+  if (opts.on_result_y)
+    inner.on_result_y = [&](const SpmvResult& row, const std::vector<double>& yb) {
+      std::vector<double> y(yb.size());
+      for (std::size_t i = 0; i < yb.size(); ++i) y[p.old_of_new[i]] = yb[i];
+      opts.on_result_y(row, y);
+    };
+  std::vector<SpmvResult> rows = run_spmv(reg, b, inner);
+  char buf[96];
+  std::snprintf(buf, sizeof buf, "on the %s-renumbered matrix (%.3g ms to renumber)", opts.reorder.c_str(), ms);
+  for (SpmvResult& r : rows) r.note = join_note(r.note, buf);
+  return rows;
+}
+
+}  // namespace
+
 std::vector<SpmvResult> run_spmv(const Csr<double>& a, const SpmvRunOptions& opts) {
   return run_spmv(registry(), a, opts);
 }
 
 std::vector<SpmvResult> run_spmv(const Registry& reg, const Csr<double>& a, const SpmvRunOptions& opts) {
+  if (opts.reorder != "none") return run_spmv_reordered(reg, a, opts);
   // "auto" among the patterns: rows picked by the selector (not a glob over names).
   bool with_auto = false;
   std::string patterns;
@@ -360,16 +379,19 @@ std::vector<SpmvResult> run_spmv(const Registry& reg, const Csr<double>& a, cons
         so.backend = b;
         so.threads = t;
         so.expected_products = opts.expected_products;
-        const auto t0 = std::chrono::steady_clock::now();
+        so.ordering = opts.ordering;
+        so.tuning = opts.tuning;
+        so.tuning_budget_ms = opts.tuning_budget_ms;
         auto sel = std::make_unique<Selection>(select_kernel(auto_stats, so, p));
-        const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
         const KernelInfo* k = reg.find(sel->kernel);
         if (!k) k = registry().find(sel->kernel);
         if (!k) throw Error("the selector picked '" + sel->kernel + "', which is not registered");
         const bool fits = b == Backend::cuda && have_gpu && csr_effective_bytes(a, p) <= l2;
         Cell c{k, t, false, fits};
         c.selection = sel.get();
-        c.selection_ms = stats_ms + ms;
+        c.selection_ms = stats_ms;  // the selection itself is timed inside plan_auto
+        c.settings = so;
+        c.stats = &auto_stats;
         selections.push_back(std::move(sel));
         cells.push_back(c);
       }

@@ -10,7 +10,9 @@
 #include <vector>
 
 #include "spkit/config.hpp"
+#include "plan/permuted_spmv.hpp"
 #include "spkit/error.hpp"
+#include "spkit/reorder.hpp"
 #ifdef SPKIT_HAVE_CUDA
 #include "plan/plan_device.hpp"
 #endif
@@ -40,35 +42,6 @@ const KernelInfo& named_kernel(const std::string& name, Backend backend) {
   return *k;
 }
 
-#ifdef SPKIT_HAVE_CUDA
-// A device array owned by the plan (x and y for host-pointer applies).
-class DeviceArray {
- public:
-  DeviceArray() = default;
-  DeviceArray(std::size_t bytes, const char* what) : bytes_(bytes) {
-    if (bytes > 0) p_ = plan_device::allocate(bytes, what);
-  }
-  DeviceArray(DeviceArray&& o) noexcept : p_(o.p_), bytes_(o.bytes_) { o.p_ = nullptr, o.bytes_ = 0; }
-  DeviceArray& operator=(DeviceArray&& o) noexcept {
-    if (this != &o) {
-      plan_device::release(p_);
-      p_ = o.p_, bytes_ = o.bytes_;
-      o.p_ = nullptr, o.bytes_ = 0;
-    }
-    return *this;
-  }
-  DeviceArray(const DeviceArray&) = delete;
-  DeviceArray& operator=(const DeviceArray&) = delete;
-  ~DeviceArray() { plan_device::release(p_); }
-  template <class T>
-  T* as() const { return static_cast<T*>(p_); }
-  bool empty() const { return p_ == nullptr; }
-
- private:
-  void* p_ = nullptr;
-  std::size_t bytes_ = 0;
-};
-#endif
 
 }  // namespace
 
@@ -81,7 +54,7 @@ struct Plan<T>::Impl {
   std::unique_ptr<SpmvPlan<T>> spmv;
   double plan_ms = 0;
 #ifdef SPKIT_HAVE_CUDA
-  DeviceArray dx, dy;  // host-pointer applies: x and y on the device (made on first need)
+  plan_device::DeviceArray dx, dy;  // host-pointer applies: x and y on the device (made on first need)
 
   void apply_cuda(const T* x, T* y, T alpha, T beta, Stream stream);
 #endif
@@ -105,36 +78,25 @@ Plan<T>::Plan(const Csr<T>& a, const PlanSettings& settings) : impl_(std::make_u
   if (settings.kernel == "auto") {
     PlanSettings resolved = settings;
     resolved.threads = threads;
-    p.selection = select_kernel(a, resolved);
-    // The cost model cannot foresee everything (device memory, a kernel's own limits): when the pick
-    // refuses at plan time, the next candidate is planned, and the reason says so.
-    std::vector<std::string> order{p.selection.kernel};
-    for (const KernelEstimate& c : p.selection.candidates)
-      if (c.applicable && c.kernel != p.selection.kernel) order.push_back(c.kernel);
-    std::string refused;
-    for (const std::string& name : order) {
-      const KernelInfo* k = registry().find(name);
-      if (!k) continue;
-      try {
-        p.spmv = k->template factory<T>()(a, p.selection.options);
-        if (name != p.selection.kernel) {
-          p.selection.reason += "; planned the next candidate " + name + ": " + refused;
-          p.selection.kernel = name;
-        }
-        break;
-      } catch (const NotApplicable& e) {
-        refused += (refused.empty() ? "" : "; ") + name + " refused: " + e.what();
-      } catch (const TooLarge& e) {
-        refused += (refused.empty() ? "" : "; ") + name + ": " + e.what();
-      }
-    }
-    if (!p.spmv) throw NotApplicable("Plan: no candidate kernel accepted the matrix: " + refused);
+    p.spmv = plan_auto(a, resolved, p.selection);
   } else {
     const KernelInfo& k = named_kernel(settings.kernel, settings.backend);
     p.selection.kernel = k.name;
     p.selection.options = options;
     p.selection.reason = "named by the caller";
-    p.spmv = k.template factory<T>()(a, options);
+    if (settings.ordering == "auto" || settings.ordering == "none") {
+      p.spmv = k.template factory<T>()(a, options);
+    } else {  // a named ordering: the named kernel runs on P A P^T
+      const Ordering ordering = parse_ordering(settings.ordering);
+      const auto t0 = std::chrono::steady_clock::now();
+      const Permutation perm = compute_ordering(a, ordering);
+      const Csr<T> renumbered = permute_symmetric(a, perm);
+      p.selection.reorder_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+      p.spmv = plan_detail::make_permuted_plan<T>(k.template factory<T>()(renumbered, options), perm, ordering, threads,
+                                                  settings.device);
+      p.selection.ordering = settings.ordering;
+      p.selection.ordering_reason = "ordering " + settings.ordering + " requested";
+    }
   }
   p.plan_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
 }
@@ -164,8 +126,8 @@ void Plan<T>::Impl::apply_cuda(const T* x, T* y, T alpha, T beta, Stream stream)
     return;
   }
   // Host pointers: x (and y when beta reads it) go up through buffers allocated once, y comes back.
-  if (dx.empty()) dx = DeviceArray(xb, "plan x");
-  if (dy.empty()) dy = DeviceArray(yb, "plan y");
+  if (dx.empty()) dx = plan_device::DeviceArray(xb, "plan x");
+  if (dy.empty()) dy = plan_device::DeviceArray(yb, "plan y");
   plan_device::upload(dx.as<T>(), x, xb, stream);
   if (beta != T(0)) plan_device::upload(dy.as<T>(), y, yb, stream);
   spmv->run(alpha, dx.as<T>(), beta, dy.as<T>(), stream);

@@ -22,4 +22,32 @@ void download(void* dst, const void* src, std::size_t bytes, Stream stream);
 void synchronize(Stream stream);
 void select_device(int device);
 
+// A device array owned by a plan (x and y for host-pointer applies, the tuner's vectors).
+class DeviceArray {
+ public:
+  DeviceArray() = default;
+  DeviceArray(std::size_t bytes, const char* what) : bytes_(bytes) {
+    if (bytes > 0) p_ = allocate(bytes, what);
+  }
+  DeviceArray(DeviceArray&& o) noexcept : p_(o.p_), bytes_(o.bytes_) { o.p_ = nullptr, o.bytes_ = 0; }
+  DeviceArray& operator=(DeviceArray&& o) noexcept {
+    if (this != &o) {
+      release(p_);
+      p_ = o.p_, bytes_ = o.bytes_;
+      o.p_ = nullptr, o.bytes_ = 0;
+    }
+    return *this;
+  }
+  DeviceArray(const DeviceArray&) = delete;
+  DeviceArray& operator=(const DeviceArray&) = delete;
+  ~DeviceArray() { release(p_); }
+  template <class T>
+  T* as() const { return static_cast<T*>(p_); }
+  bool empty() const { return p_ == nullptr; }
+
+ private:
+  void* p_ = nullptr;
+  std::size_t bytes_ = 0;
+};
+
 }  // namespace spkit::plan_device

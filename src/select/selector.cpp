@@ -24,6 +24,7 @@
 #include "spkit/device.hpp"
 #include "spkit/error.hpp"
 #include "spkit/select.hpp"
+#include "select/format_ms.hpp"
 #include "tuning.hpp"
 #ifdef SPKIT_HAVE_CUDA
 #include "select/gpu_peak_bandwidth.hpp"
@@ -74,13 +75,7 @@ Bandwidth gpu_bandwidth(int device) {
   return b;
 }
 
-std::string fmt_ms(double ms) {
-  char buf[32];
-  if (ms >= 100) std::snprintf(buf, sizeof buf, "%.0f ms", ms);
-  else if (ms >= 1) std::snprintf(buf, sizeof buf, "%.2f ms", ms);
-  else std::snprintf(buf, sizeof buf, "%.1f us", ms * 1e3);
-  return buf;
-}
+using select_detail::fmt_ms;
 
 struct Scored {
   KernelEstimate estimate;
@@ -102,6 +97,7 @@ Selection select_kernel(const MatrixStats& stats, const PlanSettings& settings, 
   sel.options.threads = threads;
   sel.options.device = settings.device;
   sel.options.hack_size = stats.hack_size;
+  sel.copy_gbs = bw.gbs;
 
   std::vector<Scored> ok, refused;
   int without_model = 0;

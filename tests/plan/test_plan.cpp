@@ -10,6 +10,7 @@
 
 #include "common/test_matrices.hpp"
 #include "common/axpby_check.hpp"
+#include "plan/plan_check.hpp"
 #include "spkit/device.hpp"
 #include "spkit/error.hpp"
 #include "spkit/gen.hpp"
@@ -18,11 +19,6 @@
 namespace spkit::test {
 namespace {
 
-struct Coeffs {
-  double alpha, beta;
-};
-const std::vector<Coeffs> kCoeffs = {{1, 0}, {2.5, 0}, {-1, 1}, {0.5, -2}, {1, 1}, {0, 3}};
-
 // A small matrix with empty rows, a long row and a non-square shape: enough to trip a wrong stride.
 Csr<double> test_matrix() {
   std::vector<std::int64_t> lengths(97);
@@ -30,26 +26,6 @@ Csr<double> test_matrix() {
   lengths[13] = 0;
   lengths[40] = 70;
   return random_rows(97, 83, lengths, 7);
-}
-
-template <class T>
-void check_plan(Plan<T>& plan, const Csr<T>& a, const std::string& what) {
-  for (const Coeffs& c : kCoeffs) {
-    for (int rep = 0; rep < 2; ++rep) {  // one plan, applied again with a new x
-      const std::uint64_t seed = fresh_seed();
-      const auto xd = random_vector(a.cols, seed);
-      const auto yd = random_vector(a.rows, seed + 1);
-      std::vector<T> x(xd.begin(), xd.end());
-      std::vector<T> y0(yd.begin(), yd.end());
-      // beta == 0: y must not be read, so it starts as NaN.
-      if (c.beta == 0) y0.assign(y0.size(), std::numeric_limits<T>::quiet_NaN());
-      std::vector<T> y = y0;
-      plan.apply(x.data(), y.data(), T(c.alpha), T(c.beta));
-      expect_axpby_product(a, x, y0, T(c.alpha), T(c.beta), y,
-                           what + " alpha " + std::to_string(c.alpha) + " beta " + std::to_string(c.beta) +
-                               " seed " + std::to_string(seed));
-    }
-  }
 }
 
 template <class T>

@@ -11,6 +11,7 @@
 #include "common/axpby_check.hpp"
 #include "spkit/device.hpp"
 #include "spkit/error.hpp"
+#include "spkit/gen.hpp"
 #include "spkit/plan.hpp"
 
 namespace spkit::test {
@@ -110,6 +111,63 @@ void check_stream_overload() {
 
 TEST(PlanCuda, DoubleStreamOverload) { REQUIRE_GPU(); check_stream_overload<double>(); }
 TEST(PlanCuda, FloatStreamOverload) { REQUIRE_GPU(); check_stream_overload<float>(); }
+
+// The renumbered plan on the GPU (gather, inner kernel, scatter, all on the caller's stream): every CUDA
+// kernel on P A P^T of a randomly numbered mesh and of a square matrix with empty rows and one long row,
+// host and device pointers, every alpha/beta case; then the stream overload and a measured "auto".
+template <class T>
+void check_renumbered_cuda() {
+  GenOptions g;
+  g.family = "fem_mesh";
+  g.n = 6;
+  g.dims = 3;
+  g.ordering = "random";
+  std::vector<std::int64_t> lengths(333);
+  for (std::size_t i = 0; i < lengths.size(); ++i) lengths[i] = static_cast<std::int64_t>((i * 5) % 13);
+  lengths[100] = 300;
+  for (const Csr<T>& a : {csr_cast<T>(generate(g)), csr_cast<T>(random_rows(333, 333, lengths, 4))}) {
+    for (const KernelInfo& k : registry().all()) {
+      if (k.backend != Backend::cuda) continue;
+      for (const char* ordering : {"rcm", "hubsort"}) {
+        PlanSettings s;
+        s.backend = Backend::cuda;
+        s.kernel = k.name;
+        s.ordering = ordering;
+        try {
+          Plan<T> plan(a, s);
+          EXPECT_EQ(plan.selection().ordering, ordering);
+          check_cuda_plan(plan, a, k.name + " " + ordering);
+        } catch (const NotApplicable&) {
+        }
+      }
+    }
+    PlanSettings s;
+    s.backend = Backend::cuda;
+    s.ordering = "rcm";
+    s.tuning = "measure";
+    s.expected_products = 1000000;
+    Plan<T> measured(a, s);
+    EXPECT_EQ(measured.selection().tuning, "measure");
+    EXPECT_FALSE(measured.selection().measured.empty());
+    EXPECT_EQ(measured.selection().ordering, "rcm");
+    check_cuda_plan(measured, a, "measured auto " + measured.kernel() + " rcm");
+    cudaStream_t stream = nullptr;
+    ASSERT_EQ(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), cudaSuccess);
+    for (const auto& c : kCoeffs) {
+      const T alpha = T(c[0]), beta = T(c[1]);
+      const auto [x, y0] = axpby_operands(a, beta, fresh_seed());
+      DeviceVector<T> dx(x), dy(y0);
+      ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+      measured.apply(dx.p, dy.p, alpha, beta, Stream{stream});
+      ASSERT_EQ(cudaStreamSynchronize(stream), cudaSuccess);
+      expect_axpby_product(a, x, y0, alpha, beta, dy.to_host(y0.size()), "renumbered on a stream");
+    }
+    cudaStreamDestroy(stream);
+  }
+}
+
+TEST(PlanCuda, DoubleRenumbered) { REQUIRE_GPU(); check_renumbered_cuda<double>(); }
+TEST(PlanCuda, FloatRenumbered) { REQUIRE_GPU(); check_renumbered_cuda<float>(); }
 
 TEST(PlanCuda, MixedPointersAreRefused) {
   REQUIRE_GPU();

@@ -253,3 +253,34 @@ def test_plan_after_the_gpu_helper_module_is_imported():
     A = sp.random_array((50, 40), density=0.1, format="csr", random_state=3, dtype=np.float64)
     x = np.random.default_rng(3).standard_normal(40)
     np.testing.assert_allclose(spkit.Plan(A, kernel="cpu.csr.serial")(x), A @ x, rtol=1e-12, atol=1e-12)
+
+
+def test_ordering_and_tuning_settings():
+    # A randomly numbered mesh: the plan keeps it renumbered (rcm) yet takes x and returns y as given.
+    L = spkit.generate("lap3d", 9)
+    perm = np.random.default_rng(5).permutation(L.shape[0])
+    A = sp.csr_array(L[perm][:, perm])
+    x = np.linspace(-1, 1, A.shape[1])
+    for ordering in ("rcm", "hubsort", "none"):
+        plan = spkit.Plan(A, ordering=ordering, tuning="model", expected_products=10**6)
+        sel = plan.selection
+        assert sel["ordering"] == ordering, sel
+        assert (sel["reorder_ms"] > 0) == (ordering != "none")
+        assert_close(plan(x), A @ x, np.float64)
+        y0 = np.linspace(2, 3, A.shape[0])
+        assert_close(plan(x, y0.copy(), 0.5, -2.0), 0.5 * (A @ x) - 2.0 * y0, np.float64)
+    plan = spkit.Plan(A, tuning="measure", tuning_budget_ms=5000, expected_products=10**6)
+    sel = plan.selection
+    assert sel["tuning"] == "measure" and sel["tuning_ms"] > 0 and len(sel["measured"]) >= 2
+    timed = [m for m in sel["measured"] if m["measured_ms"] > 0]
+    assert min(timed, key=lambda m: m["measured_ms"])["kernel"] == plan.kernel
+    assert set(sel["measured"][0]) == {"kernel", "ordering", "predicted_ms", "measured_ms", "note"}
+    assert_close(plan(x), A @ x, np.float64)
+    # Rectangular: no ordering, and why.
+    R = sp.random(30, 20, density=0.2, format="csr", random_state=3)
+    sel = spkit.Plan(R, expected_products=10**6, tuning="model").selection
+    assert sel["ordering"] == "none" and "rectangular" in sel["ordering_reason"]
+    with pytest.raises(spkit.NotApplicable):
+        spkit.Plan(R, ordering="rcm")
+    with pytest.raises(spkit.Error, match="ordering"):
+        spkit.Plan(A, ordering="metis")

@@ -40,6 +40,15 @@ struct SpmvRunOptions {
   // "auto": the kernel select_kernel picks for this matrix (spkit/plan.hpp), run like any other; its
   // conversion_ms includes the statistics and the selection. expected_products goes to the selector.
   std::int64_t expected_products = 100;
+  // Auto rows: PlanSettings::ordering, tuning and tuning_budget_ms (spkit/plan.hpp: plan_auto). The
+  // defaults keep them on the cost model and the matrix's own numbering, as before these existed.
+  std::string ordering = "none";
+  std::string tuning = "model";
+  double tuning_budget_ms = 0;
+  // Renumber the matrix by this ordering (spkit/reorder.hpp: "rcm", "hubsort"; "none": as given) before
+  // any kernel plans, so that every kernel, cuSPARSE included, is measured on P A P^T; x is renumbered with
+  // it, on_result_y receives y in the given numbering and every row's note names the ordering.
+  std::string reorder = "none";
 };
 
 struct SpmvResult {

@@ -1,0 +1,121 @@
+// The measuring selection (src/plan/tuner.hpp).
+#include "plan/tuner.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <limits>
+
+#include "spkit/config.hpp"
+#include "spkit/error.hpp"
+#include "tuning.hpp"
+#ifdef SPKIT_HAVE_CUDA
+#include "plan/plan_device.hpp"
+#endif
+
+namespace spkit::plan_detail {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double ms_since(Clock::time_point t0) { return std::chrono::duration<double, std::milli>(Clock::now() - t0).count(); }
+
+// x and y where the candidates read and write them: host vectors, or device arrays for CUDA plans.
+template <class T>
+struct Vectors {
+  std::vector<T> hx, hy;
+#ifdef SPKIT_HAVE_CUDA
+  plan_device::DeviceArray dx, dy;
+#endif
+  const T* x = nullptr;
+  T* y = nullptr;
+  Stream stream;
+  bool cuda = false;
+
+  Vectors(Backend backend, int device, std::int64_t rows, std::int64_t cols)
+      : hx(static_cast<std::size_t>(cols)), hy(static_cast<std::size_t>(rows), T(0)) {
+    for (std::size_t i = 0; i < hx.size(); ++i) hx[i] = T(1) / T(1 + i % 7);
+    x = hx.data(), y = hy.data();
+    if (backend != Backend::cuda) return;
+#ifdef SPKIT_HAVE_CUDA
+    cuda = true;
+    plan_device::select_device(device);
+    dx = plan_device::DeviceArray(hx.size() * sizeof(T), "tuning x");
+    dy = plan_device::DeviceArray(hy.size() * sizeof(T), "tuning y");
+    plan_device::upload(dx.as<T>(), hx.data(), hx.size() * sizeof(T), stream);
+    x = dx.as<T>(), y = dy.as<T>();
+#else
+    (void)device;
+    throw DeviceError("tune", "this build of spkit has no CUDA support");
+#endif
+  }
+  void wait() {
+#ifdef SPKIT_HAVE_CUDA
+    if (cuda) plan_device::synchronize(stream);
+#endif
+  }
+};
+
+// Best batch mean of one plan, in ms per product; stops early (after the first batch) past `deadline`.
+template <class T>
+double time_plan(SpmvPlan<T>& plan, Vectors<T>& v, Clock::time_point deadline) {
+  plan.run(T(1), v.x, T(0), v.y, v.stream);  // warm-up: caches, lazy initialisation, clocks
+  v.wait();
+  double best = std::numeric_limits<double>::infinity();
+  for (int b = 0; b < tuning::kTuneBatches; ++b) {
+    const auto t0 = Clock::now();
+    for (int r = 0; r < tuning::kTuneProductsPerBatch; ++r) plan.run(T(1), v.x, T(0), v.y, v.stream);
+    v.wait();
+    best = std::min(best, ms_since(t0) / tuning::kTuneProductsPerBatch);
+    if (Clock::now() >= deadline) break;
+  }
+  return best;
+}
+
+}  // namespace
+
+template <class T>
+TuneOutcome<T> tune(std::vector<TuneCandidate<T>>& candidates, Backend backend, int device, std::int64_t rows,
+                    std::int64_t cols, double budget_ms) {
+  const auto start = Clock::now();
+  const auto deadline = start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double, std::milli>(budget_ms));
+  TuneOutcome<T> out;
+  Vectors<T> v(backend, device, rows, cols);
+  double best_ms = std::numeric_limits<double>::infinity();
+  const double runs_per_candidate = 1 + tuning::kTuneBatches * tuning::kTuneProductsPerBatch;
+  for (std::size_t i = 0; i < candidates.size(); ++i) {
+    TuneCandidate<T>& c = candidates[i];
+    MeasuredCandidate m{c.kernel, c.ordering, c.predicted_ms, 0, ""};
+    const double left = budget_ms - ms_since(start);
+    const double needs = c.predicted_convert_ms + runs_per_candidate * c.predicted_ms;
+    // The model's pick (and, if it refused, the next) is always timed: the plan needs one kernel anyway.
+    if (out.best && needs > left) {
+      char buf[128];
+      std::snprintf(buf, sizeof buf, "not timed: needs ~%.3g ms, %.3g ms of the budget left", needs, std::max(0.0, left));
+      m.note = buf;
+      out.measured.push_back(std::move(m));
+      continue;
+    }
+    try {
+      std::unique_ptr<SpmvPlan<T>> plan = c.build();
+      m.measured_ms = time_plan(*plan, v, deadline);
+      if (m.measured_ms < best_ms) {
+        best_ms = m.measured_ms;
+        out.best = std::move(plan);  // the previous best is freed here
+        out.best_index = i;
+      }
+    } catch (const NotApplicable& e) {
+      m.note = std::string("refused: ") + e.what();
+    } catch (const TooLarge& e) {
+      m.note = std::string("refused: ") + e.what();
+    }
+    out.measured.push_back(std::move(m));
+  }
+  out.ms = ms_since(start);
+  return out;
+}
+
+template TuneOutcome<float> tune(std::vector<TuneCandidate<float>>&, Backend, int, std::int64_t, std::int64_t, double);
+template TuneOutcome<double> tune(std::vector<TuneCandidate<double>>&, Backend, int, std::int64_t, std::int64_t,
+                                  double);
+
+}  // namespace spkit::plan_detail

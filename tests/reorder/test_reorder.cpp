@@ -1,0 +1,140 @@
+// Orderings (spkit/reorder.hpp): RCM and hub sorting return permutations, RCM narrows a randomly
+// numbered mesh and road network, P A P^T holds the same entries renumbered, and the edge cases (empty
+// rows, disconnected parts, 1x1, an unsymmetric pattern, rectangular shapes) behave.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <map>
+#include <utility>
+
+#include "common/test_matrices.hpp"
+#include "spkit/error.hpp"
+#include "spkit/gen.hpp"
+#include "spkit/reorder.hpp"
+
+namespace spkit::test {
+namespace {
+
+void expect_permutation(const Permutation& p, std::int64_t n, const std::string& what) {
+  ASSERT_EQ(p.size(), n) << what;
+  ASSERT_EQ(static_cast<std::int64_t>(p.new_of_old.size()), n) << what;
+  std::vector<char> seen(static_cast<std::size_t>(n), 0);
+  for (std::int64_t i = 0; i < n; ++i) {
+    const std::int32_t old = p.old_of_new[i];
+    ASSERT_TRUE(old >= 0 && old < n) << what << " entry " << i;
+    ASSERT_FALSE(seen[old]) << what << ": " << old << " twice";
+    seen[old] = 1;
+    ASSERT_EQ(p.new_of_old[old], i) << what << ": inverse wrong at " << old;
+  }
+}
+
+// B = P A P^T holds exactly A's entries, renumbered, columns sorted.
+void expect_permuted(const Csr<double>& a, const Permutation& p, const Csr<double>& b, const std::string& what) {
+  check_csr(b);
+  ASSERT_EQ(b.nnz(), a.nnz()) << what;
+  std::map<std::pair<std::int32_t, std::int32_t>, double> entries;
+  for (std::int64_t i = 0; i < a.rows; ++i)
+    for (std::int64_t k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k)
+      entries[{p.new_of_old[i], p.new_of_old[a.col_idx[k]]}] = a.values[k];
+  for (std::int64_t i = 0; i < b.rows; ++i)
+    for (std::int64_t k = b.row_ptr[i]; k < b.row_ptr[i + 1]; ++k) {
+      auto it = entries.find({static_cast<std::int32_t>(i), b.col_idx[k]});
+      ASSERT_NE(it, entries.end()) << what << ": unexpected entry (" << i << ", " << b.col_idx[k] << ")";
+      ASSERT_EQ(it->second, b.values[k]) << what;
+    }
+}
+
+Csr<double> generated(const std::string& family, std::int64_t n, const std::string& ordering, int dims = 0) {
+  GenOptions g;
+  g.family = family;
+  g.n = n;
+  g.ordering = ordering;
+  g.dims = dims;
+  return generate(g);
+}
+
+TEST(Reorder, RcmNarrowsRandomlyNumberedMeshAndRoad) {
+  for (const auto& [name, a] : std::vector<std::pair<std::string, Csr<double>>>{
+           {"fem_mesh random", generated("fem_mesh", 9, "random", 3)},
+           {"road_planar random", generated("road_planar", 37, "random")}}) {
+    const Permutation p = reverse_cuthill_mckee(a);
+    expect_permutation(p, a.rows, name);
+    const Csr<double> b = permute_symmetric(a, p);
+    expect_permuted(a, p, b, name);
+    const Locality before = locality(a), after = locality(b);
+    EXPECT_LT(after.bandwidth * 3, before.bandwidth) << name << ": " << to_string(before) << " -> " << to_string(after);
+    EXPECT_LT(after.mean_distance * 4, before.mean_distance) << name;
+    EXPECT_GT(before.relative_distance, 0.1) << name << " should start badly numbered";
+  }
+}
+
+TEST(Reorder, RcmIsDeterministicAndFindsAPeripheralStart) {
+  // A path numbered out of order: RCM must number it end to end (bandwidth 1).
+  const std::int64_t n = 41;
+  std::vector<std::vector<std::int32_t>> cols(n);
+  std::vector<std::int32_t> label(n);
+  for (std::int64_t i = 0; i < n; ++i) label[i] = static_cast<std::int32_t>((i * 17) % n);  // 17 coprime to 41
+  for (std::int64_t i = 0; i + 1 < n; ++i) {
+    cols[label[i]].push_back(label[i + 1]);
+    cols[label[i + 1]].push_back(label[i]);
+  }
+  for (auto& c : cols) std::sort(c.begin(), c.end());
+  const Csr<double> a = random_csr(n, n, 3, cols);
+  const Permutation p = reverse_cuthill_mckee(a);
+  EXPECT_EQ(locality(permute_symmetric(a, p)).bandwidth, 1);
+  EXPECT_EQ(p.old_of_new, reverse_cuthill_mckee(a).old_of_new);
+}
+
+TEST(Reorder, EdgeCases) {
+  for (const NamedMatrix& m : edge_case_matrices()) {
+    if (m.a.rows != m.a.cols) {
+      EXPECT_THROW(reverse_cuthill_mckee(m.a), NotApplicable) << m.name;
+      EXPECT_THROW(hub_sort(m.a), NotApplicable) << m.name;
+      continue;
+    }
+    for (Ordering o : {Ordering::none, Ordering::rcm, Ordering::hubsort}) {
+      const std::string what = m.name + " " + std::string(to_string(o));
+      const Permutation p = compute_ordering(m.a, o);
+      expect_permutation(p, m.a.rows, what);
+      expect_permuted(m.a, p, permute_symmetric(m.a, p), what);
+    }
+  }
+}
+
+TEST(Reorder, DisconnectedEmptyRowsAndUnsymmetricPattern) {
+  // Two components, isolated vertices (empty rows), and entries only above the diagonal.
+  const std::vector<std::vector<std::int32_t>> cols = {{5}, {}, {7}, {3}, {}, {9}, {}, {2, 8}, {}, {0}, {}};
+  const Csr<double> a = random_csr(11, 11, 5, cols);
+  const Permutation p = reverse_cuthill_mckee(a);
+  expect_permutation(p, 11, "disconnected");
+  expect_permuted(a, p, permute_symmetric(a, p), "disconnected");
+  const Csr<double> one = random_csr(1, 1, 2, {{0}});
+  EXPECT_TRUE(reverse_cuthill_mckee(one).is_identity());
+}
+
+TEST(Reorder, HubSortPutsTheMostReferencedColumnsFirst) {
+  GenOptions g;
+  g.family = "powerlaw";
+  g.n = 3001;
+  const Csr<double> a = generate(g);
+  const Permutation p = hub_sort(a);
+  expect_permutation(p, a.rows, "powerlaw");
+  std::vector<std::int64_t> refs(static_cast<std::size_t>(a.cols), 0);
+  for (std::int32_t j : a.col_idx) ++refs[j];
+  const std::int64_t top = *std::max_element(refs.begin(), refs.end());
+  EXPECT_EQ(refs[p.old_of_new[0]], top);
+  for (std::int64_t i = 1; i < 10; ++i) EXPECT_GE(refs[p.old_of_new[i - 1]], refs[p.old_of_new[i]]);
+  expect_permuted(a, p, permute_symmetric(a, p), "powerlaw");
+}
+
+TEST(Reorder, BadInputsAreRefused) {
+  EXPECT_THROW(Permutation::from_old_of_new({0, 0, 1}), Error);
+  EXPECT_THROW(Permutation::from_old_of_new({0, 3, 1}), Error);
+  EXPECT_THROW(parse_ordering("metis"), Error);
+  EXPECT_EQ(parse_ordering("rcm"), Ordering::rcm);
+  const Csr<double> a = random_csr(3, 3, 1, {{0}, {1}, {2}});
+  EXPECT_THROW(permute_symmetric(a, Permutation::identity(2)), Error);
+}
+
+}  // namespace
+}  // namespace spkit::test
