@@ -168,8 +168,10 @@ SpgemmResult<T> mkl_sp2m(const Csr<T>& a, const Csr<T>& b, const SpgemmOptions& 
 void register_ref_mkl_spgemm(SpgemmRegistry& reg) {
   // As for the SpMV comparison: GNU OpenMP threading (spkit's own runtime), LP64 indices, chosen
   // before the first MKL call (harmless when register_ref_mkl_kernels already did it).
+#ifndef SPKIT_MKL_STATIC  // static MKL has its layers fixed at link time (gf_lp64, gnu_thread)
   mkl_set_threading_layer(MKL_THREADING_GNU);
   mkl_set_interface_layer(MKL_INTERFACE_LP64);
+#endif
   const auto add = [&reg](const char* name, const char* description, SpgemmFn<float> f32, SpgemmFn<double> f64) {
     SpgemmKernelInfo k;
     k.name = name;
