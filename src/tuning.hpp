@@ -228,13 +228,20 @@ namespace spgemm {
 
 // --- CPU kernels (src/spgemm/cpu), measured on the 2-core dev box (docs/perf/spgemm.md) ---
 
-// Gustavson with a dense accumulator emits a row of C by scanning its presence bitmap, with no sort,
-// when the row's column span is at most this many 64-column words per entry of the row (stencils, FEM,
+// Gustavson with a dense accumulator emits a row of C by scanning its presence bytes, with no sort,
+// when the row's column span is at most this many 64-column blocks per entry of the row (stencils, FEM,
 // banded rows qualify); wider rows sort their column list instead.
-constexpr int kDenseScanWordsPerEntry = 4;
+constexpr int kDenseScanBlocksPerEntry = 4;
 // OpenMP dynamic-schedule chunks: rows of C per chunk in Gustavson's two phases, block rows of C per
 // chunk in the CPU bmSparse product (whose block rows each hold 8 rows and many block products).
 constexpr int kGustavsonRowsPerChunk = 64;
+// Gustavson writes C in one pass, into arrays reserved at its bound (a row's products, at most B.cols),
+// while that bound takes at most this share of the memory available; else it counts C's rows exactly
+// first. The reservation is address space: only the pages written are ever touched.
+constexpr double kOnePassMemoryShare = 0.5;
+// Gustavson's output arrays of at least this many bytes ask for transparent huge pages: first-touch
+// page faults of C were a third of the product on the dev box (4 KiB faults ~3 us each on its VM).
+constexpr std::int64_t kHugePageMinBytes = std::int64_t(4) << 20;
 constexpr int kBmsparseBlockRowsPerChunk = 16;
 
 // --- CUDA kernels (src/spgemm/cuda), measured on an H100 (docs/perf/spgemm-gpu.md) ---

@@ -334,8 +334,10 @@ class MklBsrPlan final : public MklPlanBase<T> {
 void register_ref_mkl_kernels(Registry& reg) {
   // libmkl_rt picks its threading layer at the first call: choose GNU OpenMP, the runtime spkit
   // itself uses, so that MKL's threads and ours never oversubscribe the cores; LP64 indices.
+#ifndef SPKIT_MKL_STATIC  // static MKL has its layers fixed at link time (gf_lp64, gnu_thread)
   mkl_set_threading_layer(MKL_THREADING_GNU);
   mkl_set_interface_layer(MKL_INTERFACE_LP64);
+#endif
   {
     KernelInfo k;
     k.name = "ref.mkl.csr";

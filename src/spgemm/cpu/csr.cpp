@@ -1,8 +1,15 @@
-// CPU SpGEMM on CSR: Gustavson's row-by-row product, OpenMP over rows, in two phases:
-//   symbolic  the exact number of distinct columns of each row of C, then a prefix sum;
-//   numeric   C's arrays allocated at their exact size, each row accumulated, its columns sorted and
-//             its exact zeros (cancellation) dropped; rows that lost entries are compacted at the end.
-// Two accumulators for one row of C:
+// CPU SpGEMM on CSR: Gustavson's row-by-row product, OpenMP over rows. Each row's products (the sum of
+// the lengths of the rows of B it reaches) are counted first; they bound the row's length in C, as in
+// Nagasaka et al.'s "High-performance sparse matrix-matrix products on Intel KNL and multicore
+// architectures" (ICPP-W 2018). Then one of two routes:
+//   one pass  (the bounds fit in memory) each thread takes a contiguous range of rows of equal
+//             products and writes its rows, sorted, exact zeros dropped, straight into its own arrays,
+//             reserved at the bound but touched only as far as they are written; with one thread those
+//             arrays are C's, with several they are concatenated behind the first thread's;
+//   two pass  the exact number of distinct columns of each row first (symbolic), then C allocated at
+//             its exact size and each row written in place (numeric), compacted when exact zeros fell.
+// Stages "symbolic" (bounds, or exact counts) and "numeric" (accumulation, writing C) in both routes.
+// Two accumulators for one row of C (accumulators.hpp):
 //   cpu.csr.gustavson_dense  a dense array of B.cols values and a presence bitmap per thread (O(1)
 //                            access, no hashing, rows of narrow span emitted in order without a sort;
 //                            B.cols * (sizeof(T) + 1/8) bytes per thread: for moderate widths);
@@ -12,12 +19,13 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <limits>
-#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "platform/huge_pages.hpp"
+#include "spgemm/cpu/accumulators.hpp"
+#include "spgemm/cpu/gustavson.hpp"
 #include "spgemm/spgemm_util.hpp"
 #include "spkit/error.hpp"
 #include "spkit/spgemm.hpp"
@@ -26,184 +34,136 @@
 namespace spkit {
 namespace {
 
-// Dense accumulator: value[k] for every column of B, and a presence bitmap (1 bit per column). A row
-// of C comes out in column order by scanning the bitmap words between its lowest and highest column
-// when that span is short against the row (stencils, FEM, banded: no sort at all), else by sorting
-// the row's column list.
-template <class T>
-class DenseAccumulator {
- public:
-  static constexpr const char* kName = "dense accumulator";
-  static std::uint64_t scratch_bytes(std::int64_t b_cols) {
-    return static_cast<std::uint64_t>(b_cols) * sizeof(T) + (static_cast<std::uint64_t>(b_cols) + 63) / 64 * 8;
-  }
-  // Values are left uninitialised (each is set on its column's first touch in a row), so a thread
-  // pays only for the pages its rows reach, not for a B.cols-long memset.
-  DenseAccumulator(std::int64_t b_cols, bool numeric)
-      : value_(numeric ? new T[static_cast<std::size_t>(b_cols)] : nullptr),
-        present_((static_cast<std::size_t>(b_cols) + 63) / 64, 0) {}
+using detail::DenseAccumulator;
+using detail::HashAccumulator;
 
-  std::int64_t symbolic_row(const Csr<T>& a, const Csr<T>& b, std::int64_t i) {
-    cols_.clear();
-    for (std::int64_t p = a.row_ptr[i]; p < a.row_ptr[i + 1]; ++p) {
-      const std::int32_t j = a.col_idx[p];
-      for (std::int64_t q = b.row_ptr[j]; q < b.row_ptr[j + 1]; ++q) {
-        const std::int32_t k = b.col_idx[q];
-        if (!test_and_set(k)) cols_.push_back(k);
-      }
-    }
-    for (std::int32_t k : cols_) present_[k >> 6] = 0;
-    return static_cast<std::int64_t>(cols_.size());
-  }
-
-  // Writes row i of C (sorted, exact zeros dropped) to out_col/out_val; returns the count written.
-  std::int64_t numeric_row(const Csr<T>& a, const Csr<T>& b, std::int64_t i, std::int64_t /*row_nnz*/,
-                           std::int32_t* out_col, T* out_val) {
-    cols_.clear();
-    std::int32_t lo = std::numeric_limits<std::int32_t>::max(), hi = -1;
-    for (std::int64_t p = a.row_ptr[i]; p < a.row_ptr[i + 1]; ++p) {
-      const std::int32_t j = a.col_idx[p];
-      const T aij = a.values[p];
-      for (std::int64_t q = b.row_ptr[j]; q < b.row_ptr[j + 1]; ++q) {
-        const std::int32_t k = b.col_idx[q];
-        if (!test_and_set(k)) {
-          value_[k] = T(0), cols_.push_back(k);
-          lo = std::min(lo, k), hi = std::max(hi, k);
-        }
-        value_[k] += aij * b.values[q];
-      }
-    }
-    std::int64_t n = 0;
-    if (cols_.empty()) return 0;
-    const std::int64_t first_word = lo >> 6, last_word = hi >> 6;
-    const std::int64_t span_limit = tuning::spgemm::kDenseScanWordsPerEntry * static_cast<std::int64_t>(cols_.size());
-    if (last_word - first_word + 1 <= span_limit) {
-      for (std::int64_t w = first_word; w <= last_word; ++w) {
-        for (std::uint64_t word = present_[w]; word; word &= word - 1) {
-          const std::int32_t k = static_cast<std::int32_t>(w * 64 + __builtin_ctzll(word));
-          if (value_[k] != T(0)) out_col[n] = k, out_val[n] = value_[k], ++n;
-        }
-        present_[w] = 0;
-      }
-    } else {
-      std::sort(cols_.begin(), cols_.end());
-      for (std::int32_t k : cols_) {
-        if (value_[k] != T(0)) out_col[n] = k, out_val[n] = value_[k], ++n;
-        present_[k >> 6] = 0;
-      }
-    }
-    return n;
-  }
-
- private:
-  // Whether column k was present already; marks it present.
-  bool test_and_set(std::int32_t k) {
-    std::uint64_t& word = present_[k >> 6];
-    const std::uint64_t bit = std::uint64_t{1} << (k & 63);
-    const bool was = word & bit;
-    word |= bit;
-    return was;
-  }
-  std::unique_ptr<T[]> value_;
-  std::vector<std::uint64_t> present_;
-  std::vector<std::int32_t> cols_;
+// What each row of C costs and may hold, from the row lengths alone (O(nnz(A))).
+struct RowBounds {
+  std::vector<std::int64_t> products;  // products of row i
+  std::vector<std::int64_t> prefix;    // size rows + 1: products of rows < i
+  std::vector<std::int64_t> bound;     // size rows + 1: prefix of min(products, B.cols), C's length bound
 };
 
-// Hash accumulator: linear probing on a power-of-two table of (column, value), at least twice the
-// row's distinct columns (its intermediate products in the symbolic phase, the exact count after).
 template <class T>
-class HashAccumulator {
- public:
-  static constexpr const char* kName = "hash accumulator";
-  static std::uint64_t scratch_bytes(std::int64_t) { return 0; }  // grows with the widest row only
-  HashAccumulator(std::int64_t, bool) {}
-
-  std::int64_t symbolic_row(const Csr<T>& a, const Csr<T>& b, std::int64_t i) {
-    std::int64_t products = 0;
-    for (std::int64_t p = a.row_ptr[i]; p < a.row_ptr[i + 1]; ++p) products += b.row_length(a.col_idx[p]);
-    const std::uint32_t mask = prepare(std::min<std::int64_t>(products, b.cols));
+RowBounds row_bounds(const Csr<T>& a, const Csr<T>& b, int threads) {
+  const std::int64_t rows = a.rows;
+  RowBounds r;
+  r.products.resize(static_cast<std::size_t>(rows));
+  r.prefix.resize(static_cast<std::size_t>(rows) + 1);
+  r.bound.resize(static_cast<std::size_t>(rows) + 1);
+#pragma omp parallel for num_threads(threads) schedule(static)
+  for (std::int64_t i = 0; i < rows; ++i) {
     std::int64_t n = 0;
-    for (std::int64_t p = a.row_ptr[i]; p < a.row_ptr[i + 1]; ++p) {
-      const std::int32_t j = a.col_idx[p];
-      for (std::int64_t q = b.row_ptr[j]; q < b.row_ptr[j + 1]; ++q) {
-        const std::int32_t k = b.col_idx[q];
-        for (std::uint32_t h = hash(k) & mask;; h = (h + 1) & mask) {
-          if (key_[h] == k) break;
-          if (key_[h] < 0) {
-            key_[h] = k, used_.push_back(h), ++n;
-            break;
-          }
-        }
-      }
-    }
-    for (std::uint32_t h : used_) key_[h] = -1;
-    used_.clear();
-    return n;
+    for (std::int64_t p = a.row_ptr[i]; p < a.row_ptr[i + 1]; ++p) n += b.row_length(a.col_idx[p]);
+    r.products[i] = r.prefix[i] = n;
+    r.bound[i] = std::min(n, b.cols);
   }
+  r.prefix[rows] = r.bound[rows] = 0;
+  detail::exclusive_scan_inplace(r.prefix);
+  detail::exclusive_scan_inplace(r.bound);
+  return r;
+}
 
-  std::int64_t numeric_row(const Csr<T>& a, const Csr<T>& b, std::int64_t i, std::int64_t row_nnz,
-                           std::int32_t* out_col, T* out_val) {
-    const std::uint32_t mask = prepare(row_nnz);
-    for (std::int64_t p = a.row_ptr[i]; p < a.row_ptr[i + 1]; ++p) {
-      const std::int32_t j = a.col_idx[p];
-      const T aij = a.values[p];
-      for (std::int64_t q = b.row_ptr[j]; q < b.row_ptr[j + 1]; ++q) {
-        const std::int32_t k = b.col_idx[q];
-        std::uint32_t h = hash(k) & mask;
-        while (key_[h] != k && key_[h] >= 0) h = (h + 1) & mask;
-        if (key_[h] < 0) key_[h] = k, value_[h] = T(0), used_.push_back(h);
-        value_[h] += aij * b.values[q];
-      }
-    }
-    // Sort the occupied slots by column, then emit the non-zero values.
-    std::sort(used_.begin(), used_.end(), [&](std::uint32_t x, std::uint32_t y) { return key_[x] < key_[y]; });
-    std::int64_t n = 0;
-    for (std::uint32_t h : used_) {
-      if (value_[h] != T(0)) out_col[n] = key_[h], out_val[n] = value_[h], ++n;
-      key_[h] = -1;
-    }
-    used_.clear();
-    return n;
-  }
+// First row of thread t's range: rows split into `threads` contiguous ranges of equal products.
+std::int64_t range_begin(const std::vector<std::int64_t>& prefix, int t, int threads) {
+  const std::int64_t rows = static_cast<std::int64_t>(prefix.size()) - 1;
+  if (t == 0) return 0;
+  if (t == threads) return rows;
+  const std::int64_t target = static_cast<std::int64_t>(static_cast<double>(prefix[rows]) * t / threads);
+  return std::lower_bound(prefix.begin(), prefix.end() - 1, target) - prefix.begin();
+}
 
- private:
-  // Multiplicative (Fibonacci) hashing: consecutive columns spread over the table.
-  static std::uint32_t hash(std::int32_t k) {
-    return static_cast<std::uint32_t>((static_cast<std::uint64_t>(k) * 0x9E3779B97F4A7C15ull) >> 32);
+// One thread's rows of C: column and value arrays reserved at their bound (virtual memory only, with
+// huge pages asked for), grown row by row.
+template <class T>
+struct RowsOut {
+  std::vector<std::int32_t> col;
+  std::vector<T> val;
+  void reserve(std::int64_t n) {
+    col.reserve(static_cast<std::size_t>(n));
+    val.reserve(static_cast<std::size_t>(n));
+    if (n * static_cast<std::int64_t>(sizeof(T)) >= tuning::spgemm::kHugePageMinBytes) {
+      advise_huge_pages(col.data(), col.capacity() * sizeof(std::int32_t));
+      advise_huge_pages(val.data(), val.capacity() * sizeof(T));
+    }
   }
-  // Table of at least 2 * distinct entries, a power of two; returns the mask. Only grows.
-  std::uint32_t prepare(std::int64_t distinct) {
-    std::size_t size = 16;
-    while (size < static_cast<std::size_t>(2 * distinct)) size *= 2;
-    if (key_.size() < size) key_.assign(size, -1), value_.resize(size);
-    return static_cast<std::uint32_t>(size - 1);
+  template <class Acc>
+  std::int64_t add_row(Acc& acc, const Csr<T>& a, const Csr<T>& b, std::int64_t i, std::int64_t products) {
+    const std::size_t at = col.size();
+    const std::int64_t distinct = acc.accumulate(a, b, i, products, products);
+    col.resize(at + static_cast<std::size_t>(distinct));
+    val.resize(at + static_cast<std::size_t>(distinct));
+    const std::int64_t kept = acc.emit(col.data() + at, val.data() + at);
+    col.resize(at + static_cast<std::size_t>(kept));
+    val.resize(at + static_cast<std::size_t>(kept));
+    return kept;
   }
-  std::vector<std::int32_t> key_;
-  std::vector<T> value_;
-  std::vector<std::uint32_t> used_;
 };
 
 template <class T, template <class> class Accumulator>
-SpgemmResult<T> gustavson(const Csr<T>& a, const Csr<T>& b, const SpgemmOptions& opts) {
-  detail::check_spgemm_shapes(a, b);
-  const int threads = std::max(1, opts.threads);
+Csr<T> one_pass(const Csr<T>& a, const Csr<T>& b, const RowBounds& bounds, int threads,
+                const detail::StageMarks& marks) {
   const std::int64_t rows = a.rows;
-  const detail::ScopedOmpThreads team(opts.threads);
-  detail::check_spgemm_memory(
-      std::string("SpGEMM ") + Accumulator<T>::kName + " scratch for " + std::to_string(threads) + " threads",
-      detail::mul_sat(Accumulator<T>::scratch_bytes(b.cols), static_cast<std::uint64_t>(threads)), 0.5);
+  Csr<T> c;
+  c.rows = rows;
+  c.cols = b.cols;
+  c.row_ptr.assign(static_cast<std::size_t>(rows) + 1, 0);
+  std::vector<RowsOut<T>> out(static_cast<std::size_t>(threads));
+  std::vector<std::int64_t> begin(static_cast<std::size_t>(threads) + 1);
+  for (int t = 0; t <= threads; ++t) begin[t] = range_begin(bounds.prefix, t, threads);
+  marks.host("numeric");
+#pragma omp parallel num_threads(threads)
+  {
+    const int t = omp_get_thread_num();
+    // The first thread's arrays become C's: room for all of C, the others' for their range.
+    out[t].reserve(t == 0 ? bounds.bound[rows] : bounds.bound[begin[t + 1]] - bounds.bound[begin[t]]);
+    Accumulator<T> acc(b.cols);
+    for (std::int64_t i = begin[t]; i < begin[t + 1]; ++i)
+      c.row_ptr[i + 1] = out[t].add_row(acc, a, b, i, bounds.products[i]);
+  }
+  std::vector<std::size_t> at(static_cast<std::size_t>(threads) + 1, 0);
+  for (int t = 0; t < threads; ++t) at[t + 1] = at[t] + out[t].col.size();
+  c.col_idx = std::move(out[0].col);
+  c.values = std::move(out[0].val);
+  if (threads > 1) {
+    // Each thread first touches the pages it will copy its rows to, then one resize, then the copies.
+#pragma omp parallel num_threads(threads)
+    {
+      const int t = omp_get_thread_num();
+      if (t > 0) {
+        touch_pages_parallel(c.col_idx.data() + at[t], (at[t + 1] - at[t]) * sizeof(std::int32_t));
+        touch_pages_parallel(c.values.data() + at[t], (at[t + 1] - at[t]) * sizeof(T));
+      }
+#pragma omp barrier
+#pragma omp single
+      {
+        c.col_idx.resize(at[threads]);
+        c.values.resize(at[threads]);
+      }
+      if (t > 0) {
+        std::copy(out[t].col.begin(), out[t].col.end(), c.col_idx.begin() + at[t]);
+        std::copy(out[t].val.begin(), out[t].val.end(), c.values.begin() + at[t]);
+        out[t] = RowsOut<T>{};
+      }
+    }
+  }
+  for (std::int64_t i = 0; i < rows; ++i) c.row_ptr[i + 1] += c.row_ptr[i];
+  return c;
+}
 
-  const detail::StageMarks marks(opts);
-  marks.host("symbolic");
+template <class T, template <class> class Accumulator>
+Csr<T> two_pass(const Csr<T>& a, const Csr<T>& b, const RowBounds& bounds, int threads,
+                const detail::StageMarks& marks) {
+  const std::int64_t rows = a.rows;
   Csr<T> c;
   c.rows = rows;
   c.cols = b.cols;
   std::vector<std::int64_t> row_ptr(static_cast<std::size_t>(rows) + 1, 0);
 #pragma omp parallel num_threads(threads)
   {
-    Accumulator<T> acc(b.cols, /*numeric=*/false);
+    Accumulator<T> acc(b.cols);
 #pragma omp for schedule(dynamic, tuning::spgemm::kGustavsonRowsPerChunk)
-    for (std::int64_t i = 0; i < rows; ++i) row_ptr[i] = acc.symbolic_row(a, b, i);
+    for (std::int64_t i = 0; i < rows; ++i) row_ptr[i] = acc.symbolic_row(a, b, i, bounds.products[i]);
   }
   const std::int64_t structural = detail::exclusive_scan_inplace(row_ptr);
 
@@ -211,16 +171,17 @@ SpgemmResult<T> gustavson(const Csr<T>& a, const Csr<T>& b, const SpgemmOptions&
   detail::check_spgemm_memory("SpGEMM output C with " + std::to_string(structural) + " non-zeros",
                               static_cast<std::uint64_t>(structural) * (sizeof(std::int32_t) + sizeof(T)) +
                                   static_cast<std::uint64_t>(rows + 1) * sizeof(std::int64_t));
-  c.col_idx.resize(static_cast<std::size_t>(structural));
-  c.values.resize(static_cast<std::size_t>(structural));
+  resize_huge(c.col_idx, static_cast<std::size_t>(structural));
+  resize_huge(c.values, static_cast<std::size_t>(structural));
   std::vector<std::int64_t> kept(static_cast<std::size_t>(rows) + 1, 0);
 #pragma omp parallel num_threads(threads)
   {
-    Accumulator<T> acc(b.cols, /*numeric=*/true);
+    Accumulator<T> acc(b.cols);
 #pragma omp for schedule(dynamic, tuning::spgemm::kGustavsonRowsPerChunk)
-    for (std::int64_t i = 0; i < rows; ++i)
-      kept[i] = acc.numeric_row(a, b, i, row_ptr[i + 1] - row_ptr[i], c.col_idx.data() + row_ptr[i],
-                                c.values.data() + row_ptr[i]);
+    for (std::int64_t i = 0; i < rows; ++i) {
+      acc.accumulate(a, b, i, bounds.products[i], row_ptr[i + 1] - row_ptr[i]);
+      kept[i] = acc.emit(c.col_idx.data() + row_ptr[i], c.values.data() + row_ptr[i]);
+    }
   }
   const std::int64_t nnz = detail::exclusive_scan_inplace(kept);
   if (nnz == structural) {
@@ -238,23 +199,58 @@ SpgemmResult<T> gustavson(const Csr<T>& a, const Csr<T>& b, const SpgemmOptions&
     c.values = std::move(val);
     c.row_ptr = std::move(kept);
   }
-  marks.end();
+  return c;
+}
+
+template <class T, template <class> class Accumulator>
+SpgemmResult<T> gustavson(const Csr<T>& a, const Csr<T>& b, const SpgemmOptions& opts, detail::GustavsonRoute route) {
+  detail::check_spgemm_shapes(a, b);
+  const int threads = std::max(1, opts.threads);
+  const detail::ScopedOmpThreads team(opts.threads);
+  detail::check_spgemm_memory(
+      std::string("SpGEMM ") + Accumulator<T>::kName + " scratch for " + std::to_string(threads) + " threads",
+      detail::mul_sat(Accumulator<T>::scratch_bytes(b.cols), static_cast<std::uint64_t>(threads)), 0.5);
+
+  const detail::StageMarks marks(opts);
+  marks.host("symbolic");
+  const RowBounds bounds = row_bounds(a, b, threads);
+  // The one-pass route reserves C's bound (twice with several threads) as address space only; it is
+  // taken while that fits in the memory available now, so that an overcommit-free system can grant it.
+  const std::uint64_t bound_bytes = detail::mul_sat(static_cast<std::uint64_t>(bounds.bound[a.rows]),
+                                                    (threads > 1 ? 2 : 1) * (sizeof(std::int32_t) + sizeof(T)));
+  const auto budget = static_cast<double>(available_memory_bytes()) * tuning::spgemm::kOnePassMemoryShare;
+  const bool one = route == detail::GustavsonRoute::one_pass ||
+                   (route == detail::GustavsonRoute::automatic && static_cast<double>(bound_bytes) <= budget);
   SpgemmResult<T> r;
-  r.c = std::move(c);
-  r.detail = std::string(Accumulator<T>::kName) + ", " + std::to_string(threads) + " threads";
+  r.c = one ? one_pass<T, Accumulator>(a, b, bounds, threads, marks)
+             : two_pass<T, Accumulator>(a, b, bounds, threads, marks);
+  marks.end();
+  r.detail = std::string(Accumulator<T>::kName) + (one ? ", one pass, " : ", symbolic + numeric, ") +
+             std::to_string(threads) + " threads";
   return r;
 }
 
 template <class T>
 SpgemmResult<T> gustavson_dense(const Csr<T>& a, const Csr<T>& b, const SpgemmOptions& opts) {
-  return gustavson<T, DenseAccumulator>(a, b, opts);
+  return gustavson<T, DenseAccumulator>(a, b, opts, detail::GustavsonRoute::automatic);
 }
 template <class T>
 SpgemmResult<T> gustavson_hash(const Csr<T>& a, const Csr<T>& b, const SpgemmOptions& opts) {
-  return gustavson<T, HashAccumulator>(a, b, opts);
+  return gustavson<T, HashAccumulator>(a, b, opts, detail::GustavsonRoute::automatic);
 }
 
 }  // namespace
+
+template <class T>
+SpgemmResult<T> detail::cpu_gustavson(const Csr<T>& a, const Csr<T>& b, const SpgemmOptions& opts,
+                                      GustavsonAccumulator accumulator, GustavsonRoute route) {
+  return accumulator == GustavsonAccumulator::dense ? gustavson<T, DenseAccumulator>(a, b, opts, route)
+                                                    : gustavson<T, HashAccumulator>(a, b, opts, route);
+}
+template SpgemmResult<float> detail::cpu_gustavson(const Csr<float>&, const Csr<float>&, const SpgemmOptions&,
+                                                   GustavsonAccumulator, GustavsonRoute);
+template SpgemmResult<double> detail::cpu_gustavson(const Csr<double>&, const Csr<double>&, const SpgemmOptions&,
+                                                    GustavsonAccumulator, GustavsonRoute);
 
 void register_cpu_csr_spgemm(SpgemmRegistry& reg) {
   SpgemmKernelInfo dense;

@@ -1,8 +1,10 @@
-// Comparison SpGEMM ref.mkl.sp2m: Intel MKL's two-stage mkl_sparse_sp2m, timed as a user pays it
-// for C = A B with A, B and C in plain CSR arrays:
+// Comparison SpGEMM ref.mkl.sp2m and ref.mkl.sp2m_1stage: Intel MKL's mkl_sparse_sp2m in its two
+// modes, timed as a user pays it for C = A B with A, B and C in plain CSR arrays (the harness, and the
+// tables of docs/perf/spgemm.md, take the better of the two as "MKL"):
 //   create    mkl_sparse_?_create_csr for A (and B when it is not A);
-//   count     mkl_sparse_sp2m(SPARSE_STAGE_NNZ_COUNT): C's structure;
-//   finalize  mkl_sparse_sp2m(SPARSE_STAGE_FINALIZE_MULT): C's values;
+//   count     two-stage: mkl_sparse_sp2m(SPARSE_STAGE_NNZ_COUNT): C's structure;
+//   finalize  two-stage: mkl_sparse_sp2m(SPARSE_STAGE_FINALIZE_MULT): C's values;
+//   multiply  one-stage: mkl_sparse_sp2m(SPARSE_STAGE_FULL_MULT): structure and values in one call;
 //   order     mkl_sparse_order: sp2m leaves C's columns unsorted, spkit's contract (and cuSPARSE's
 //             output) has them sorted, so a user who needs that pays it;
 //   export    mkl_sparse_?_export_csr: C's arrays, as an MKL user receives them;
@@ -112,7 +114,7 @@ Csr<T> to_spkit_csr(const MklExport<T>& e, int threads) {
   return c;
 }
 
-template <class T>
+template <class T, bool kTwoStage>
 SpgemmResult<T> mkl_sp2m(const Csr<T>& a, const Csr<T>& b, const SpgemmOptions& opts) {
   detail::check_spgemm_shapes(a, b);
   constexpr std::int64_t limit = std::numeric_limits<MKL_INT>::max();
@@ -135,14 +137,20 @@ SpgemmResult<T> mkl_sp2m(const Csr<T>& a, const Csr<T>& b, const SpgemmOptions& 
   ma.create(ha);
   if (mb) mb->create(hb_own);
   const sparse_matrix_t hb = mb ? hb_own.h : ha.h;
-  marks.host("count");
-  check_mkl(mkl_sparse_sp2m(SPARSE_OPERATION_NON_TRANSPOSE, general, ha.h, SPARSE_OPERATION_NON_TRANSPOSE, general,
-                            hb, SPARSE_STAGE_NNZ_COUNT, &hc.h),
-            "mkl_sparse_sp2m (nnz count)");
-  marks.host("finalize");
-  check_mkl(mkl_sparse_sp2m(SPARSE_OPERATION_NON_TRANSPOSE, general, ha.h, SPARSE_OPERATION_NON_TRANSPOSE, general,
-                            hb, SPARSE_STAGE_FINALIZE_MULT, &hc.h),
-            "mkl_sparse_sp2m (finalize)");
+  const auto sp2m = [&](sparse_request_t stage, const char* what) {
+    check_mkl(mkl_sparse_sp2m(SPARSE_OPERATION_NON_TRANSPOSE, general, ha.h, SPARSE_OPERATION_NON_TRANSPOSE, general,
+                              hb, stage, &hc.h),
+              what);
+  };
+  if constexpr (kTwoStage) {
+    marks.host("count");
+    sp2m(SPARSE_STAGE_NNZ_COUNT, "mkl_sparse_sp2m (nnz count)");
+    marks.host("finalize");
+    sp2m(SPARSE_STAGE_FINALIZE_MULT, "mkl_sparse_sp2m (finalize)");
+  } else {
+    marks.host("multiply");
+    sp2m(SPARSE_STAGE_FULL_MULT, "mkl_sparse_sp2m (full)");
+  }
   marks.host("order");
   check_mkl(mkl_sparse_order(hc.h), "mkl_sparse_order");  // sp2m leaves columns unsorted
   marks.host("export");
@@ -151,7 +159,7 @@ SpgemmResult<T> mkl_sp2m(const Csr<T>& a, const Csr<T>& b, const SpgemmOptions& 
   SpgemmResult<T> r;
   r.c = to_spkit_csr(exported, std::max(1, opts.threads));
   marks.end();
-  r.detail = "MKL " + std::to_string(std::max(1, opts.threads)) + " threads, two-stage sp2m";
+  r.detail = "MKL " + std::to_string(std::max(1, opts.threads)) + (kTwoStage ? " threads, two-stage sp2m" : " threads, one-stage sp2m");
   return r;
 }
 
@@ -160,19 +168,27 @@ SpgemmResult<T> mkl_sp2m(const Csr<T>& a, const Csr<T>& b, const SpgemmOptions& 
 void register_ref_mkl_spgemm(SpgemmRegistry& reg) {
   // As for the SpMV comparison: GNU OpenMP threading (spkit's own runtime), LP64 indices, chosen
   // before the first MKL call (harmless when register_ref_mkl_kernels already did it).
+#ifndef SPKIT_MKL_STATIC  // static MKL has its layers fixed at link time (gf_lp64, gnu_thread)
   mkl_set_threading_layer(MKL_THREADING_GNU);
   mkl_set_interface_layer(MKL_INTERFACE_LP64);
-  SpgemmKernelInfo k;
-  k.name = "ref.mkl.sp2m";
-  k.format = Format::csr;
-  k.backend = Backend::cpu;
-  k.parallel = true;
-  k.comparison = true;
-  k.description =
-      "Intel MKL's mkl_sparse_sp2m, two stages (count + finalize) with handle creation, sort and export";
-  k.run_f32 = mkl_sp2m<float>;
-  k.run_f64 = mkl_sp2m<double>;
-  reg.add(std::move(k));
+#endif
+  const auto add = [&reg](const char* name, const char* description, SpgemmFn<float> f32, SpgemmFn<double> f64) {
+    SpgemmKernelInfo k;
+    k.name = name;
+    k.format = Format::csr;
+    k.backend = Backend::cpu;
+    k.parallel = true;
+    k.comparison = true;
+    k.description = description;
+    k.run_f32 = std::move(f32);
+    k.run_f64 = std::move(f64);
+    reg.add(std::move(k));
+  };
+  add("ref.mkl.sp2m", "Intel MKL's mkl_sparse_sp2m, two stages (count + finalize) with handle creation, sort and export",
+      mkl_sp2m<float, true>, mkl_sp2m<double, true>);
+  add("ref.mkl.sp2m_1stage",
+      "Intel MKL's mkl_sparse_sp2m, one stage (full multiply) with handle creation, sort and export",
+      mkl_sp2m<float, false>, mkl_sp2m<double, false>);
 }
 
 }  // namespace spkit
