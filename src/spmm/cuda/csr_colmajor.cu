@@ -65,16 +65,11 @@ class CsrSpmmColMajorPlan final : public CudaSpmmPlanBase<T> {
     while (tile_ < group_ && tile_ < s.k) tile_ *= 2;
     tiles_ = (s.k + tile_ - 1) / tile_;
     if (tiles_ > 65535) throw TooLarge("cuda.csr.spmm_colmajor: k needs more than 65535 column tiles", 0);
-    if (this->nnz_ == 0) return;
-    row_ptr_ = DeviceBuffer<std::int64_t>(a.row_ptr, "SpMM CSR row_ptr");
-    col_idx_ = DeviceBuffer<std::int32_t>(a.col_idx, "SpMM CSR col_idx");
-    values_ = DeviceBuffer<T>(a.values, "SpMM CSR values");
+    this->upload_csr(a);
   }
   void run(T alpha, const T* x, std::int64_t ldx, T beta, T* y, std::int64_t ldy, Stream stream) override {
-    check_spmm_leading_dims(this->rows_, this->cols_, this->shape_, ldx, ldy);
     const cudaStream_t s = cuda_stream(stream);
-    if (this->rows_ == 0) return;
-    if (this->nnz_ == 0) return this->scale_y(beta, y, ldy, s);
+    if (this->trivial_run(beta, y, ldx, ldy, s)) return;
     if (beta == T(0)) launch<true>(alpha, x, ldx, beta, y, ldy, s);
     else launch<false>(alpha, x, ldx, beta, y, ldy, s);
   }
@@ -89,8 +84,8 @@ class CsrSpmmColMajorPlan final : public CudaSpmmPlanBase<T> {
     const dim3 grid(static_cast<unsigned>(blocks_for(this->rows_ * group_, 256, this->props())),
                     static_cast<unsigned>(tiles_));
     auto go = [&](auto kernel) {
-      kernel<<<grid, 256, 0, s>>>(this->rows_, this->shape_.k, row_ptr_.get(), col_idx_.get(), values_.get(), x, ldx,
-                                  alpha, beta, y, ldy);
+      kernel<<<grid, 256, 0, s>>>(this->rows_, this->shape_.k, this->row_ptr_.get(), this->col_idx_.get(),
+                                  this->values_.get(), x, ldx, alpha, beta, y, ldy);
       SPKIT_LAUNCH_CHECK("csr_spmm_colmajor_kernel");
     };
     switch (group_) {
@@ -121,9 +116,6 @@ class CsrSpmmColMajorPlan final : public CudaSpmmPlanBase<T> {
 
   int group_ = 4, tile_ = 1;
   std::int64_t tiles_ = 1;
-  DeviceBuffer<std::int64_t> row_ptr_;
-  DeviceBuffer<std::int32_t> col_idx_;
-  DeviceBuffer<T> values_;
 };
 
 }  // namespace

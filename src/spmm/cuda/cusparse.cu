@@ -31,12 +31,12 @@ class CusparseSpmmPlan final : public CudaSpmmPlanBase<T> {
     if (a.nnz() > kMax || a.rows > kMax)
       throw NotApplicable("cuSPARSE CSR with 32-bit offsets: nnz " + std::to_string(a.nnz()) + " exceeds 2^31-1");
     std::vector<std::int32_t> rp(a.row_ptr.begin(), a.row_ptr.end());
-    row_ptr_ = DeviceBuffer<std::int32_t>(rp, "cuSPARSE SpMM row_ptr");
-    col_idx_ = DeviceBuffer<std::int32_t>(a.col_idx, "cuSPARSE SpMM col_idx");
-    values_ = DeviceBuffer<T>(a.values, "cuSPARSE SpMM values");
+    row_ptr32_ = DeviceBuffer<std::int32_t>(rp, "cuSPARSE SpMM row_ptr");
+    this->col_idx_ = DeviceBuffer<std::int32_t>(a.col_idx, "cuSPARSE SpMM col_idx");
+    this->values_ = DeviceBuffer<T>(a.values, "cuSPARSE SpMM values");
     SPKIT_CUSPARSE_CHECK(cusparseCreate(&handle_));
-    SPKIT_CUSPARSE_CHECK(cusparseCreateCsr(&mat_, a.rows, a.cols, a.nnz(), row_ptr_.get(), col_idx_.get(),
-                                           values_.get(), CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I,
+    SPKIT_CUSPARSE_CHECK(cusparseCreateCsr(&mat_, a.rows, a.cols, a.nnz(), row_ptr32_.get(), this->col_idx_.get(),
+                                           this->values_.get(), CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I,
                                            CUSPARSE_INDEX_BASE_ZERO, spmm_data_type<T>()));
     const bool row = s.layout == DenseLayout::row_major;
     const std::int64_t ldx = row ? s.k : this->cols_, ldy = row ? s.k : this->rows_;
@@ -55,10 +55,8 @@ class CusparseSpmmPlan final : public CudaSpmmPlanBase<T> {
   CusparseSpmmPlan& operator=(const CusparseSpmmPlan&) = delete;
 
   void run(T alpha, const T* x, std::int64_t ldx, T beta, T* y, std::int64_t ldy, Stream stream) override {
-    check_spmm_leading_dims(this->rows_, this->cols_, this->shape_, ldx, ldy);
     const cudaStream_t s = cuda_stream(stream);
-    if (this->rows_ == 0) return;
-    if (this->nnz_ == 0) return this->scale_y(beta, y, ldy, s);
+    if (this->trivial_run(beta, y, ldx, ldy, s)) return;
     if (ldx != ldx_ || ldy != ldy_) prepare(const_cast<T*>(x), ldx, y, ldy, s);
     SPKIT_CUSPARSE_CHECK(cusparseSetStream(handle_, s));
     SPKIT_CUSPARSE_CHECK(cusparseDnMatSetValues(mat_x_, const_cast<T*>(x)));
@@ -103,8 +101,7 @@ class CusparseSpmmPlan final : public CudaSpmmPlanBase<T> {
   cusparseSpMatDescr_t mat_ = nullptr;
   cusparseDnMatDescr_t mat_x_ = nullptr, mat_y_ = nullptr;
   std::int64_t ldx_ = -1, ldy_ = -1;
-  DeviceBuffer<std::int32_t> row_ptr_, col_idx_;
-  DeviceBuffer<T> values_;
+  DeviceBuffer<std::int32_t> row_ptr32_;  // cuSPARSE wants one index width for offsets and columns
   DeviceBuffer<unsigned char> workspace_;
 };
 

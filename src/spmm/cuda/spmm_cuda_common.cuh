@@ -29,6 +29,21 @@ class CudaSpmmPlanBase : public SpmmPlan<T> {
   }
 
  protected:
+  // Uploads A as CSR (64-bit row offsets) for the spkit kernels; nothing when it has no non-zeros.
+  void upload_csr(const Csr<T>& a) {
+    if (nnz_ == 0) return;
+    row_ptr_ = DeviceBuffer<std::int64_t>(a.row_ptr, "SpMM CSR row_ptr");
+    col_idx_ = DeviceBuffer<std::int32_t>(a.col_idx, "SpMM CSR col_idx");
+    values_ = DeviceBuffer<T>(a.values, "SpMM CSR values");
+  }
+  // The checks and the cases with nothing to launch every run() begins with: true when the product is
+  // done (no rows, or Y = beta Y enqueued for a matrix without non-zeros).
+  bool trivial_run(T beta, T* y, std::int64_t ldx, std::int64_t ldy, cudaStream_t stream) const {
+    check_spmm_leading_dims(rows_, cols_, shape_, ldx, ldy);
+    if (rows_ == 0) return true;
+    if (nnz_ == 0) { scale_y(beta, y, ldy, stream); return true; }
+    return false;
+  }
   // Y = beta Y on `stream` (Y = 0 when beta == 0): the product of a matrix without non-zeros.
   void scale_y(T beta, T* y, std::int64_t ldy, cudaStream_t stream) const;
   const DeviceProps& props() const { return *props_; }
@@ -36,6 +51,9 @@ class CudaSpmmPlanBase : public SpmmPlan<T> {
   SpmmShape shape_;
   int device_;
   std::int64_t rows_, cols_, nnz_;
+  DeviceBuffer<std::int64_t> row_ptr_;
+  DeviceBuffer<std::int32_t> col_idx_;
+  DeviceBuffer<T> values_;
 
  private:
   const DeviceProps* props_ = nullptr;
