@@ -26,18 +26,21 @@ ALLOWED = {
     "select": {"kernels", "spgemm", "formats", "stats", "device"},
     "plan": {"select", "kernels", "reorder", "formats", "stats", "device"},
     "spgemm": {"kernels", "formats", "stats", "device"},
-    "harness": {"plan", "select", "kernels", "spgemm", "reorder", "formats", "io", "gen", "stats", "validate", "device"},
+    "spmm": {"kernels", "formats", "stats", "device"},
+    "harness": {"plan", "select", "kernels", "spgemm", "spmm", "reorder", "formats", "io", "gen", "stats", "validate",
+                "device"},
 }
 TOP = "top"  # apps, python, tests, bench, fuzz, the umbrella header: may include anything
 
 BASE_FILES = {"error.hpp", "config.hpp", "config.hpp.in", "precision.hpp", "precision.cpp", "registry.hpp",
               "registry.cpp", "tuning.hpp", "median.hpp"}
 FILE_MODULE = {"stats.hpp": "stats", "stats.cpp": "stats", "gen.hpp": "gen", "kernel.hpp": "kernels",
-               "plan.hpp": "plan", "select.hpp": "select", "spgemm.hpp": "spgemm", "validate.hpp": "validate",
-               "validate.cpp": "validate", "device.hpp": "device", "device.cpp": "device",
+               "plan.hpp": "plan", "select.hpp": "select", "spgemm.hpp": "spgemm", "spmm.hpp": "spmm",
+               "validate.hpp": "validate", "validate.cpp": "validate", "device.hpp": "device", "device.cpp": "device",
                "reorder.hpp": "reorder", "spkit.hpp": TOP}
 FOLDER_MODULE = {"formats": "formats", "io": "io", "gen": "gen", "kernels": "kernels", "select": "select",
-                 "plan": "plan", "reorder": "reorder", "spgemm": "spgemm", "harness": "harness", "bench": "harness",
+                 "plan": "plan", "reorder": "reorder", "spgemm": "spgemm", "spmm": "spmm", "harness": "harness",
+                 "bench": "harness",
                  "platform": "base", "util": "base"}
 SOURCE_EXT = (".cpp", ".hpp", ".cu", ".cuh", ".h", ".py")
 

@@ -330,4 +330,24 @@ inline constexpr double kMinBmNnzPerBlock = 1.5;
 // heavy rows do not. At ~1-2 GFLOPS per kernel on 2 cores that keeps the section to 10-30 s per matrix.
 inline constexpr std::int64_t kSpgemmBenchMaxProducts = 100'000'000;
 
+// =============================================================================================
+// SpMM Y = alpha A X + beta Y (src/spmm)
+// =============================================================================================
+
+// cpu.csr.spmm_rowmajor: bytes of a register tile of Y's row (accumulators kept across the row's
+// non-zeros): four 64-byte vectors (32 doubles, 64 floats), a quarter of the 32 AVX-512 registers, so
+// the compiler keeps the tile and the broadcast of A's value in registers. Chosen from the register file,
+// not yet A/B-measured.
+inline constexpr int kSpmmCpuTileBytes = 256;
+// cpu.csr.spmm_colmajor: columns of X read per pass over a row (one gather stream each, summed in
+// registers); 4 keeps the index vector's reuse high without spilling. Not yet A/B-measured.
+inline constexpr int kSpmmCpuColTile = 4;
+// cuda.csr.spmm_colmajor: lanes per row from the mean row length: the largest power of two (4..32) not
+// above mean / kSpmmCudaEntriesPerLane, as for cuda.csr.subwarp (tuning::kCudaSubwarpEntriesPerLane).
+// Not yet measured on a GPU.
+inline constexpr double kSpmmCudaEntriesPerLane = 2.0;
+// `auto` for SpMM on the GPU, row-major X: at k of at least kSpmmCudaWarpRowK a warp per row with lanes
+// over columns fills its lanes; below, rows share a warp (k lanes each, rounded to a power of two).
+inline constexpr std::int64_t kSpmmCudaWarpRowK = 32;
+
 }  // namespace spkit::tuning

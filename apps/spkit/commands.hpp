@@ -27,5 +27,6 @@ void add_bench_command(CLI::App& app);
 void add_report_command(CLI::App& app);
 void add_compare_command(CLI::App& app);
 void add_spgemm_command(CLI::App& app);
+void add_spmm_command(CLI::App& app);
 
 }  // namespace spkit::cli

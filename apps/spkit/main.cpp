@@ -21,6 +21,7 @@ int main(int argc, char** argv) {
   spkit::cli::add_compare_command(app);
   spkit::cli::add_kernels_command(app);
   spkit::cli::add_spgemm_command(app);
+  spkit::cli::add_spmm_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

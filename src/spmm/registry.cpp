@@ -1,0 +1,35 @@
+// THE list of SpMM kernels: one line per registration function (one per file), as for SpMV
+// (src/kernels/registry.cpp) and SpGEMM (src/spgemm/registry.cpp).
+#include "spkit/config.hpp"
+#include "spkit/spmm.hpp"
+
+namespace spkit {
+
+void register_cpu_csr_spmm(SpmmRegistry&);            // src/spmm/cpu/csr.cpp
+#ifdef SPKIT_HAVE_CUDA
+void register_cuda_csr_rowmajor_spmm(SpmmRegistry&);  // src/spmm/cuda/csr_rowmajor.cu
+void register_cuda_csr_colmajor_spmm(SpmmRegistry&);  // src/spmm/cuda/csr_colmajor.cu
+void register_cuda_cusparse_spmm(SpmmRegistry&);      // src/spmm/cuda/cusparse.cu
+#endif
+#ifdef SPKIT_HAVE_MKL
+void register_ref_mkl_spmm(SpmmRegistry&);            // src/spmm/ref/mkl.cpp
+#endif
+
+const SpmmRegistry& spmm_registry() {
+  static const SpmmRegistry instance = [] {
+    SpmmRegistry reg;
+    register_cpu_csr_spmm(reg);
+#ifdef SPKIT_HAVE_CUDA
+    register_cuda_csr_rowmajor_spmm(reg);
+    register_cuda_csr_colmajor_spmm(reg);
+    register_cuda_cusparse_spmm(reg);
+#endif
+#ifdef SPKIT_HAVE_MKL
+    register_ref_mkl_spmm(reg);
+#endif
+    return reg;
+  }();
+  return instance;
+}
+
+}  // namespace spkit

@@ -1,0 +1,40 @@
+// `auto` for SpMM: one kernel per (backend, layout), every one of which already adapts to k and the rows
+// at plan time, so the rule reads only the layout:
+//   CPU, row-major    cpu.csr.spmm_rowmajor  (register tiles over k)
+//   CPU, column-major cpu.csr.spmm_colmajor  (4 columns per pass over a row)
+//   GPU, row-major    cuda.csr.spmm_rowmajor (a warp per row at k >= 32, else 32/k' rows per warp)
+//   GPU, column-major cuda.csr.spmm_colmajor (lanes over a row's non-zeros, from the mean row length)
+// The baselines (MKL, cuSPARSE) are never picked. The reason line names the k and layout read.
+#include <string>
+
+#include "spkit/error.hpp"
+#include "spkit/spmm.hpp"
+#include "spkit/stats.hpp"
+#include "tuning.hpp"
+
+namespace spkit {
+
+SpmmSelection select_spmm_kernel(const MatrixStats& stats, const SpmmShape& shape, Backend backend) {
+  const bool row = shape.layout == DenseLayout::row_major;
+  SpmmSelection s;
+  const std::string k = "k = " + std::to_string(shape.k);
+  if (backend == Backend::cpu) {
+    s.kernel = row ? "cpu.csr.spmm_rowmajor" : "cpu.csr.spmm_colmajor";
+    s.reason = row ? k + ", row-major: register tiles of Y's row, A read once"
+                   : k + ", column-major: 4 columns per pass over each row of A";
+  } else {
+    s.kernel = row ? "cuda.csr.spmm_rowmajor" : "cuda.csr.spmm_colmajor";
+    if (row)
+      s.reason = k + (shape.k >= tuning::kSpmmCudaWarpRowK ? ", row-major: a warp per row, lanes over columns"
+                                                           : ", row-major: several rows per warp, lanes over columns");
+    else
+      s.reason = k + ", column-major: lanes over each row's non-zeros (mean " +
+                 std::to_string(static_cast<long long>(stats.row_nnz_mean + 0.5)) + "), columns reduced together";
+  }
+  if (!spmm_registry().find(s.kernel))
+    throw NotApplicable("no SpMM kernel for the " + std::string(to_string(backend)) + " in this build (" + s.kernel +
+                        " is not registered)");
+  return s;
+}
+
+}  // namespace spkit

@@ -1,0 +1,198 @@
+// The registry-driven SpMM test: every kernel of spmm_registry() x precision x layout it handles x k in
+// {1, 3, 4, 16, 33, 64}, on the edge-case matrices (empty, 1x1, empty rows, one huge row, rectangular,
+// sizes not multiples of 8/32) and the generator families, with fresh random X and Y0 each run and leading
+// dimensions larger than needed: Y = A X over a NaN-poisoned Y (beta = 0 never reads Y), Y = -0.5 A X +
+// 0.75 Y0, and the padding between k (or the rows) and ld left bit for bit as it was. CUDA kernels skip
+// without a device. Nothing here names a kernel.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <memory>
+
+#include "common/kernel_param_name.hpp"
+#include "common/test_matrices.hpp"
+#include "spkit/device.hpp"
+#include "spkit/error.hpp"
+#include "spkit/harness/spmm_runner.hpp"
+#include "spkit/stats.hpp"
+#include "spkit/spmm.hpp"
+
+namespace spkit::test {
+namespace {
+
+const std::vector<NamedMatrix>& matrices() {
+  static const auto m = [] {
+    auto out = edge_case_matrices();
+    for (auto& f : family_matrices()) out.push_back(std::move(f));
+    return out;
+  }();
+  return m;
+}
+
+constexpr std::int64_t kKs[] = {1, 3, 4, 16, 33, 64};
+
+// One product Y = alpha A X + beta Y0 through the harness (host or device alike), checked entry by entry.
+template <class T>
+void check_product(SpmmPlan<T>& plan, const Csr<T>& a, const SpmmShape& shape, T alpha, T beta) {
+  const bool row = shape.layout == DenseLayout::row_major;
+  // Leading dimensions beyond the minimum, so the padding is there to be (wrongly) touched.
+  const std::int64_t ldx = (row ? shape.k : a.cols) + 3, ldy = (row ? shape.k : a.rows) + 5;
+  const std::uint64_t seed = fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed) + ", alpha " + std::to_string(alpha) + ", beta " + std::to_string(beta));
+  const std::int64_t x_lines = row ? a.cols : shape.k, y_lines = row ? a.rows : shape.k;
+  const auto xd = random_vector(x_lines * ldx, seed);
+  const std::vector<T> x(xd.begin(), xd.end());
+  std::vector<T> y0(static_cast<std::size_t>(y_lines * ldy));
+  if (beta == T(0)) {
+    const auto yd = random_vector(y0.size(), seed + 1);
+    for (std::size_t i = 0; i < y0.size(); ++i) y0[i] = std::numeric_limits<T>::quiet_NaN();
+    // Padding holds numbers, so an untouched pad is distinguishable from a written one.
+    for (std::int64_t l = 0; l < y_lines; ++l)
+      for (std::int64_t q = row ? shape.k : a.rows; q < ldy; ++q) y0[l * ldy + q] = static_cast<T>(yd[l * ldy + q]);
+  } else {
+    const auto yd = random_vector(y0.size(), seed + 1);
+    y0.assign(yd.begin(), yd.end());
+  }
+  std::vector<T> y = y0;
+  harness::TimingOptions once;
+  once.warmup = 0;
+  once.reps = 1;
+  harness::time_spmm(plan, a.rows, a.cols, shape, x.data(), ldx, y.data(), ldy, once, alpha, beta);
+  const Validation v = harness::validate_spmm(a, shape, x, ldx, alpha, beta, y0, y, ldy);
+  EXPECT_TRUE(v.valid) << v.bad_rows << " bad entries, first in row " << v.first_bad_row << ", max abs error "
+                       << v.max_abs_error;
+}
+
+template <class T>
+void check_kernel(const SpmmKernelInfo& k) {
+  for (const NamedMatrix& m : matrices()) {
+    const Csr<T> a = csr_cast<T>(m.a);
+    for (DenseLayout layout : {DenseLayout::row_major, DenseLayout::col_major}) {
+      for (std::int64_t kk : kKs) {
+        SCOPED_TRACE("matrix " + m.name + ", " + std::string(to_string(precision_of<T>())) + ", " +
+                     std::string(to_string(layout)) + "-major, k " + std::to_string(kk));
+        const SpmmShape shape{kk, layout};
+        PlanOptions po;
+        po.threads = k.parallel ? 2 : 1;
+        std::unique_ptr<SpmmPlan<T>> plan;
+        try {
+          plan = k.factory<T>()(a, shape, po);
+        } catch (const NotApplicable& e) {
+          // Only a layout the kernel says it does not handle, or a matrix MKL refuses (no rows/cols), may refuse.
+          EXPECT_TRUE(!k.handles(layout) || a.rows == 0 || a.cols == 0) << "refused: " << e.what();
+          continue;
+        }
+        ASSERT_TRUE(k.handles(layout)) << "planned a layout its info says it does not handle";
+        check_product<T>(*plan, a, shape, T(1), T(0));
+        check_product<T>(*plan, a, shape, T(-0.5), T(0.75));
+        if (::testing::Test::HasFailure()) return;  // one failing case is enough to read
+      }
+    }
+  }
+}
+
+class AllSpmmKernels : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(AllSpmmKernels, MatchesTheDoubleReferenceInBothLayouts) {
+  const SpmmKernelInfo* k = spmm_registry().find(GetParam());
+  ASSERT_NE(k, nullptr);
+  if (k->backend == Backend::cuda && gpu_count() == 0) GTEST_SKIP() << k->name << ": no CUDA device on this machine";
+  check_kernel<double>(*k);
+  check_kernel<float>(*k);
+}
+
+std::vector<std::string> spmm_kernel_names() {
+  std::vector<std::string> names;
+  for (const auto& k : spmm_registry().all()) names.push_back(k.name);
+  return names;
+}
+
+INSTANTIATE_TEST_SUITE_P(Registry, AllSpmmKernels, ::testing::ValuesIn(spmm_kernel_names()), kernel_param_name);
+
+TEST(SpmmRegistry, HasACpuKernelForEachLayoutAndAutoPicksRegisteredOnes) {
+  for (DenseLayout layout : {DenseLayout::row_major, DenseLayout::col_major}) {
+    for (std::int64_t kk : kKs) {
+      MatrixStats stats;
+      const SpmmSelection s = select_spmm_kernel(stats, {kk, layout}, Backend::cpu);
+      const SpmmKernelInfo* k = spmm_registry().find(s.kernel);
+      ASSERT_NE(k, nullptr) << s.kernel;
+      EXPECT_TRUE(k->handles(layout)) << s.kernel;
+      EXPECT_FALSE(k->comparison) << s.kernel;
+      EXPECT_FALSE(s.reason.empty());
+    }
+  }
+}
+
+TEST(SpmmPlan, RejectsLeadingDimensionsBelowTheShape) {
+  const Csr<double> a = random_rows(10, 7, std::vector<std::int64_t>(10, 3), 5);
+  for (const auto& info : spmm_registry().all()) {
+    if (info.backend != Backend::cpu || !info.handles(DenseLayout::row_major)) continue;
+    auto plan = info.factory<double>()(a, {4, DenseLayout::row_major}, PlanOptions{});
+    std::vector<double> x(7 * 4, 1.0), y(10 * 4, 0.0);
+    EXPECT_THROW(plan->run(1.0, x.data(), 3, 0.0, y.data(), 4, Stream{}), Error) << info.name;
+    EXPECT_THROW(plan->run(1.0, x.data(), 4, 0.0, y.data(), 2, Stream{}), Error) << info.name;
+  }
+  EXPECT_THROW(parse_dense_layout("diagonal"), Error);
+}
+
+TEST(SpmmRunner, ValidatesEveryCpuCellAndReportsRates) {
+  const Csr<double> a = random_rows(300, 250, std::vector<std::int64_t>(300, 9), 11);
+  harness::SpmmRunOptions o;
+  o.kernels = "cpu.*,auto";
+  o.device = harness::DeviceSelect::cpu;
+  o.precisions = {Precision::f32, Precision::f64};
+  o.ks = {1, 5};
+  o.layouts = {DenseLayout::row_major, DenseLayout::col_major};
+  o.threads = {2};
+  o.timing.warmup = 1;
+  o.timing.reps = 3;
+  const auto rows = harness::run_spmm(a, o);
+  ASSERT_FALSE(rows.empty());
+  int autos = 0;
+  for (const auto& r : rows) {
+    SCOPED_TRACE(r.kernel + " " + r.layout + " k " + std::to_string(r.k) + " " + r.precision);
+    EXPECT_EQ(r.status, "ok") << r.note;
+    EXPECT_GT(r.gflops, 0);
+    EXPECT_GT(r.bytes_per_column, 0);
+    EXPECT_GT(r.vs_spmv, 0);
+    if (r.kernel == "auto") {
+      ++autos;
+      EXPECT_FALSE(r.picked.empty());
+    }
+  }
+  EXPECT_EQ(autos, 2 * 2 * 2);  // precision x k x layout
+  EXPECT_NE(harness::spmm_results_to_json(rows).find("\"vs_spmv\""), std::string::npos);
+}
+
+}  // namespace
+}  // namespace spkit::test
+
+namespace spkit::test {
+namespace {
+
+// validate_spmm must see a wrong entry, a NaN left behind and a written padding entry.
+TEST(SpmmValidation, CatchesAWrongEntryANanAndTouchedPadding) {
+  const Csr<double> a = random_rows(20, 15, std::vector<std::int64_t>(20, 4), 3);
+  const SpmmShape shape{3, DenseLayout::row_major};
+  const std::int64_t ldx = 4, ldy = 5;
+  const auto xd = random_vector(15 * ldx, 9);
+  std::vector<double> y0(20 * ldy, 0.25), y = y0;
+  auto plan = spmm_registry().find("cpu.csr.spmm_serial")->factory<double>()(a, shape, PlanOptions{});
+  plan->run(1.0, xd.data(), ldx, 0.0, y.data(), ldy, Stream{});
+  EXPECT_TRUE(harness::validate_spmm(a, shape, xd, ldx, 1.0, 0.0, y0, y, ldy).valid);
+  auto broken = y;
+  broken[7 * ldy + 2] += 1e-6;
+  EXPECT_FALSE(harness::validate_spmm(a, shape, xd, ldx, 1.0, 0.0, y0, broken, ldy).valid);
+  broken = y;
+  broken[4 * ldy + 1] = std::numeric_limits<double>::quiet_NaN();
+  EXPECT_FALSE(harness::validate_spmm(a, shape, xd, ldx, 1.0, 0.0, y0, broken, ldy).valid);
+  broken = y;
+  broken[3 * ldy + 4] = 0.0;  // padding column
+  const Validation v = harness::validate_spmm(a, shape, xd, ldx, 1.0, 0.0, y0, broken, ldy);
+  EXPECT_FALSE(v.valid);
+  EXPECT_EQ(v.first_bad_row, 3);
+}
+
+}  // namespace
+}  // namespace spkit::test
