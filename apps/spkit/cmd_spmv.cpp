@@ -43,10 +43,11 @@ struct SpmvArgs {
   // For --kernel auto. spmv measures the per-product speed, so by default the selector is told a plan
   // serves many products (the conversion is amortised); a small number shows the trade-off.
   std::int64_t expected_products = 1000000;
-  // --kernel auto: the renumbering the plan may keep and how it decides (PlanSettings). The model by
-  // default, so that a table is reproducible; "measure" times the top candidates.
+  // --kernel auto: the renumbering the plan may keep and how it decides (PlanSettings), by default as a
+  // Plan decides: measuring its top candidates when the expected products justify it; "model" gives a
+  // pick that does not depend on the clock.
   std::string ordering = "auto";
-  std::string tuning = "model";
+  std::string tuning = "auto";
   double tuning_budget_ms = 0;
   // Every kernel on the renumbered matrix (cuSPARSE on the matrix as given vs renumbered: run twice).
   std::string reorder = "none";

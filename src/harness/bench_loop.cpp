@@ -386,6 +386,10 @@ SuiteRun run_suite(const SuiteRunOptions& opts, BenchResults header) {
       o.kernels = "auto";
       o.add_baselines = false;
       o.expected_products = opts.expected_products;
+      // What a user's Plan does by default: renumber when it pays, time the top candidates when the
+      // expected products justify it (plan_auto).
+      o.ordering = "auto";
+      o.tuning = "auto";
       run_cells(o, true);
     }
     if (opts.spgemm && !run.interrupted) {
