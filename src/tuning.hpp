@@ -230,13 +230,14 @@ constexpr int kHashCopyBlocksPerSm = 16;
 constexpr int kBinnedWindowColumns = 2048;
 // ... a row whose range fits one window goes dense once it may hold more than this many columns.
 constexpr std::int64_t kBinnedDenseMinColumns = 128;
-// ... rows of at most this many products whose column bound exceeds 1,024 try the 4,096-slot shared
-// table first (fem_mesh P2: 7.6K products, 774 columns per row at the median) and fall back to windows
-// when it fills beyond 3/4; rows with more products go to windows directly.
-constexpr std::int64_t kBinnedHashTryMaxProducts = std::int64_t{1} << 16;
-// ... mean row length of B up to which the two smallest hash bins use groups of 8 lanes per row
-// (random 8/row, road, power-law), rather than a warp.
-constexpr double kBinnedNarrowGroupMaxRowLength = 12.0;
+// ... other rows of at most this many products whose column bound exceeds 1,024 try the 4,096-slot
+// shared table first (fem_mesh P2: 7.6K products, 774 columns per row at the median) and fall back to
+// windows when it fills beyond 3/4; rows with more products (one warp would walk them alone for
+// longer than the rest of the product takes) go to windows directly.
+constexpr std::int64_t kBinnedHashTryMaxProducts = std::int64_t{1} << 14;
+// ... rows whose column bound exceeds 1,024 and whose range spans at most this many windows go to
+// windows (sorted output for free) rather than to a 4,096-slot table that must be sorted.
+constexpr std::int64_t kBinnedWideRowMaxWindows = 16;
 
 // --- Auto-selection (src/select/spgemm_selector.cpp): crossovers measured on the H100 and the 2-core
 // CPU (docs/perf/spgemm-gpu.md, docs/perf/spgemm.md) ---

@@ -3,8 +3,8 @@
 // nsparse / Du et al.'s OpSparse binned hash kernels, with deterministic accumulators:
 //
 //   analysis   per row of C: products, first and last column (B's rows are sorted), class:
-//              hash bins by the column bound min(products, range) (tables of 64-4,096 slots, groups of
-//              8 lanes for short rows of B, else a warp), or windows (dense, see csr_binned_window.cuh)
+//              hash bins by the column bound min(products, range) (tables of 32-4,096 slots, groups of
+//              8 lanes for the two smallest, else a warp), or windows (dense, see csr_binned_window.cuh)
 //   symbolic   columns per row: shared hash tables (keys only); the largest table is tried on rows
 //              whose bound exceeds it and abandoned past 3/4 full, those rows going to windows;
 //              windowed rows count per window (bitmaps). Scan to C's row pointers.
@@ -16,7 +16,7 @@
 #include <cub/cub.cuh>
 
 #include <string>
-#include <type_traits>
+#include <utility>
 
 #include "spgemm/cuda/csr_binned_hash.cuh"
 #include "spgemm/cuda/csr_binned_rows.cuh"
@@ -63,28 +63,24 @@ void bin_rows(RowPlan& plan, const std::int64_t* row_nnz, bool numeric, int devi
   for (int c = 0; c < kClasses; ++c) plan.count[c] = static_cast<std::int64_t>(n[c]);
 }
 
-// The hash bins of one phase; groups of 8 lanes for the two smallest tables when B's rows are short.
-template <class T, bool kNumeric>
-void launch_hash_bins(const RowPlan& plan, bool narrow, const PoolCsr<T>& a, const PoolCsr<T>& b,
-                      std::int64_t* row_nnz, std::uint8_t* row_class, const std::int64_t* c_row_ptr,
-                      std::int32_t* c_col, T* c_val, int device, cudaStream_t stream) {
-  const auto run = [&](auto g, auto s, int bin) {
-    launch_hash_rows<T, kNumeric, decltype(g)::value, decltype(s)::value>(
-        plan.list(bin), plan.count[bin], a.view(), b.view(), row_nnz, row_class, c_row_ptr, c_col, c_val, device,
-        stream);
-  };
-  using std::integral_constant;
-  if (narrow) {
-    run(integral_constant<int, 8>{}, integral_constant<int, hash_slots(1)>{}, 1);
-    run(integral_constant<int, 8>{}, integral_constant<int, hash_slots(2)>{}, 2);
-  } else {
-    run(integral_constant<int, 32>{}, integral_constant<int, hash_slots(1)>{}, 1);
-    run(integral_constant<int, 32>{}, integral_constant<int, hash_slots(2)>{}, 2);
-  }
-  run(integral_constant<int, 32>{}, integral_constant<int, hash_slots(3)>{}, 3);
-  run(integral_constant<int, 32>{}, integral_constant<int, hash_slots(4)>{}, 4);
-  run(integral_constant<int, 32>{}, integral_constant<int, hash_slots(5)>{}, 5);
+// The hash bins of one phase: groups of 8 lanes for the two smallest tables, warps above.
+template <class T, bool kNumeric, int... kBins>
+void launch_hash_bins(std::integer_sequence<int, kBins...>, const RowPlan& plan, const PoolCsr<T>& a,
+                      const PoolCsr<T>& b, std::int64_t* row_nnz, std::uint8_t* row_class,
+                      const std::int64_t* c_row_ptr, std::int32_t* c_col, T* c_val, int device, cudaStream_t stream) {
+  (launch_hash_rows<T, kNumeric, (hash_slots(kBins) <= 64 ? 8 : 32), hash_slots(kBins)>(
+       plan.list(kBins), plan.count[kBins], a.view(), b.view(), row_nnz, row_class, c_row_ptr, c_col, c_val, device,
+       stream),
+   ...);
 }
+template <class T, bool kNumeric>
+void launch_hash_bins(const RowPlan& plan, const PoolCsr<T>& a, const PoolCsr<T>& b, std::int64_t* row_nnz,
+                      std::uint8_t* row_class, const std::int64_t* c_row_ptr, std::int32_t* c_col, T* c_val,
+                      int device, cudaStream_t stream) {
+  launch_hash_bins<T, kNumeric>(std::integer_sequence<int, 1, 2, 3, 4, 5, 6, 7, 8>{}, plan, a, b, row_nnz, row_class,
+                                c_row_ptr, c_col, c_val, device, stream);
+}
+static_assert(kHashBins == 8, "launch_hash_bins lists the bins");
 
 template <class T, bool kNumeric>
 void launch_windows(const RowPlan& plan, const std::int64_t* window_offsets, std::int64_t windows,
@@ -103,8 +99,6 @@ template <class T>
 CsrProduct<T> binned_product(const PoolCsr<T>& a, const PoolCsr<T>& b, const detail::StageMarks& marks, int device,
                              cudaStream_t stream) {
   const std::int64_t rows = a.rows;
-  const bool narrow = b.rows > 0 && static_cast<double>(b.nnz) / static_cast<double>(b.rows) <=
-                                        tuning::spgemm::kBinnedNarrowGroupMaxRowLength;
   marks.device("analysis");
   RowPlan plan;
   plan.rows = rows;
@@ -125,7 +119,7 @@ CsrProduct<T> binned_product(const PoolCsr<T>& a, const PoolCsr<T>& b, const det
   marks.device("symbolic");
   PoolBuffer<std::int64_t> row_nnz(n_rows + 1, "row lengths of C", stream);
   SPKIT_CUDA_CHECK(cudaMemsetAsync(row_nnz.get(), 0, (n_rows + 1) * sizeof(std::int64_t), stream));
-  launch_hash_bins<T, false>(plan, narrow, a, b, row_nnz.get(), plan.row_class.get(), nullptr, nullptr, nullptr,
+  launch_hash_bins<T, false>(plan, a, b, row_nnz.get(), plan.row_class.get(), nullptr, nullptr, nullptr,
                              device, stream);
   // Rows that overflowed the tried table are windowed now; hash rows go to bins by their column count.
   bin_rows(plan, row_nnz.get(), true, device, stream);
@@ -167,7 +161,7 @@ CsrProduct<T> binned_product(const PoolCsr<T>& a, const PoolCsr<T>& b, const det
                     std::string(kName) + ": C with " + std::to_string(c.nnz) + " non-zeros");
   c.col_idx = PoolBuffer<std::int32_t>(static_cast<std::size_t>(c.nnz), "C col_idx", stream);
   c.values = PoolBuffer<T>(static_cast<std::size_t>(c.nnz), "C values", stream);
-  launch_hash_bins<T, true>(plan, narrow, a, b, nullptr, nullptr, c.row_ptr.get(), c.col_idx.get(),
+  launch_hash_bins<T, true>(plan, a, b, nullptr, nullptr, c.row_ptr.get(), c.col_idx.get(),
                             c.values.get(), device, stream);
   launch_windows<T, true>(plan, window_offsets.get(), windows, a, b, nullptr, window_scan.get(), c.row_ptr.get(),
                           c.col_idx.get(), c.values.get(), device, stream);
@@ -216,7 +210,7 @@ SpgemmResult<T> run_csr_binned(const Csr<T>& a, const Csr<T>& b, const SpgemmOpt
   marks.end();
   SpgemmResult<T> r;
   r.c = std::move(hc);
-  r.detail = "hash bins of 64-4096 shared slots, dense windows of " + std::to_string(kWindowColumns) +
+  r.detail = "hash bins of 32-4096 shared slots, dense windows of " + std::to_string(kWindowColumns) +
              " columns for wide rows, deterministic";
   c = CsrProduct<T>();
   release_spgemm_pool(o, stream);

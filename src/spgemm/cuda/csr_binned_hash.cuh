@@ -1,11 +1,11 @@
 #pragma once
 // cuda.csr.binned, the shared-memory hash accumulator: one group of G lanes per row of C, a table of S
-// slots per group. The group walks the row of A in order and its lanes stride over the row of B: the
-// columns of one row of B are distinct, so no two lanes touch one slot in one step, and each entry of
-// C sums its products in the order of A's row (no atomic adds: the same bits on every run).
+// slots per group, filled by walk_products (csr_binned_walk.cuh): slots are claimed by atomicCAS on
+// the key, values added by one lane at a time in the order of A's row (no floating-point atomics).
 #include <cstdint>
 
 #include "spgemm/cuda/csr_binned_rows.cuh"
+#include "spgemm/cuda/csr_binned_walk.cuh"
 
 namespace spkit::cuda::binned {
 
@@ -20,15 +20,6 @@ constexpr int groups_per_block() {
   const int by_shared = kHashSharedBudget / (S * slot_bytes<T, kNumeric>());
   const int by_threads = kHashBlockThreads / G;
   return by_shared < 1 ? 1 : (by_shared < by_threads ? by_shared : by_threads);
-}
-
-template <int G>
-__device__ __forceinline__ unsigned group_mask() {
-  if constexpr (G == 32) {
-    return 0xffffffffu;
-  } else {
-    return ((1u << G) - 1u) << ((threadIdx.x & 31) & ~(G - 1));
-  }
 }
 
 __device__ __forceinline__ unsigned hash_of(std::int32_t col) { return static_cast<unsigned>(col) * 2654435761u; }
@@ -107,37 +98,16 @@ __global__ void __launch_bounds__(kHashBlockThreads)
     for (int s = gl; s < S; s += G) keys[s] = -1;
     if (gl == 0) fills[group] = 0;
     __syncwarp(gmask);
-    const std::int64_t ab = a.row_ptr[i], ae = a.row_ptr[i + 1];
-    bool overflow = false;
-    for (std::int64_t base = ab; base < ae && !overflow; base += G) {
-      // Each lane fetches one entry of A and its row of B; the group then takes them in order.
-      std::int64_t bs = 0, be = 0;
-      T av{};
-      if (base + gl < ae) {
-        const std::int32_t j = a.col_idx[base + gl];
-        if constexpr (kNumeric) av = a.values[base + gl];
-        bs = b.row_ptr[j], be = b.row_ptr[j + 1];
-      }
-      const int count = static_cast<int>(ae - base < G ? ae - base : G);
-      for (int t = 0; t < count; ++t) {
-        const long long qs = __shfl_sync(gmask, static_cast<long long>(bs), t, G);
-        const long long qe = __shfl_sync(gmask, static_cast<long long>(be), t, G);
-        const T v = __shfl_sync(gmask, av, t, G);
-        bool full = false;
-        for (long long q = qs + gl; q < qe && !full; q += G) {
-          T prod{};
-          if constexpr (kNumeric) prod = v * b.values[q];
-          full = insert<T, kNumeric, kLimited>(keys, vals, S - 1, b.col_idx[q], prod, &fills[group], kLimit) < 0;
-        }
-        if constexpr (kLimited) {
-          if (__any_sync(gmask, full)) {
-            overflow = true;
-            break;
-          }
-        }
-        if constexpr (kNumeric) __syncwarp(gmask);  // this row of B's adds land before the next one's
-      }
-    }
+    bool full = false;
+    const bool overflow = walk_products<G, T, kNumeric, kNumeric, false>(
+        a.row_ptr[i], a.row_ptr[i + 1], 0, 0, a, b,
+        [&](std::int32_t col, T v) {
+          if (!full) full = insert<T, kNumeric, kLimited>(keys, vals, S - 1, col, v, &fills[group], kLimit) < 0;
+        },
+        [&] {
+          if constexpr (kLimited) return __any_sync(gmask, full) != 0;
+          return false;
+        });
     __syncwarp(gmask);
     if constexpr (!kNumeric) {
       if (overflow) {

@@ -8,18 +8,15 @@
 
 namespace spkit::cuda::binned {
 
-// Row classes. 0: no products. 1-5: one group of lanes per row with a shared hash table of
-// hash_slots(bin) slots. 6: dense accumulation per column window (one warp per window).
+// Row classes. 0: no products. 1-8: one group of lanes per row with a shared hash table of
+// hash_slots(bin) = 32 ... 4,096 slots. 9: dense accumulation per column window (one warp per window).
 constexpr int kNoProducts = 0;
-constexpr int kHashBins = 5;
+constexpr int kHashBins = 8;
 constexpr int kWindowed = kHashBins + 1;
 constexpr int kClasses = kWindowed + 1;
-// Slots of bin 1-5's tables: 64, 256, 1024, 2048, 4096.
-__host__ __device__ constexpr int hash_slots(int bin) {
-  return bin == 1 ? 64 : bin == 2 ? 256 : bin == 3 ? 1024 : bin == 4 ? 2048 : 4096;
-}
+__host__ __device__ constexpr int hash_slots(int bin) { return 16 << bin; }
 constexpr int kWindowColumns = tuning::spgemm::kBinnedWindowColumns;
-static_assert(kWindowColumns % 64 == 0, "a window is a whole number of 32-bit words per lane pair");
+static_assert(kWindowColumns % 1024 == 0, "a window is a whole number of 32-bit words per lane");
 
 // Symbolic bins hold at most half their slots (the column bound min(products, range) is not exact),
 // except the largest, which is tried when the bound exceeds it and abandoned past 3/4 full.
@@ -30,9 +27,13 @@ __host__ __device__ constexpr std::int64_t numeric_limit(int bin) { return hash_
 __device__ __forceinline__ int symbolic_class(std::int64_t products, std::int64_t range) {
   if (products == 0) return kNoProducts;
   const std::int64_t bound = products < range ? products : range;
-  if (range <= kWindowColumns && bound > tuning::spgemm::kBinnedDenseMinColumns) return kWindowed;
+  const std::int64_t windows = (range + kWindowColumns - 1) / kWindowColumns;
+  if (windows == 1 && bound > tuning::spgemm::kBinnedDenseMinColumns) return kWindowed;
   for (int bin = 1; bin < kHashBins; ++bin)
     if (bound <= symbolic_limit(bin)) return bin;
+  // Wide rows: dense windows write C sorted where a big table would need sorting, unless the range
+  // spans so many windows that walking A's row once per window costs more.
+  if (windows <= tuning::spgemm::kBinnedWideRowMaxWindows) return kWindowed;
   return products <= tuning::spgemm::kBinnedHashTryMaxProducts ? kHashBins : kWindowed;
 }
 
@@ -46,38 +47,56 @@ __device__ __forceinline__ std::int64_t windows_of(std::int32_t lo, std::int32_t
   return (static_cast<std::int64_t>(hi) - lo + kWindowColumns) / kWindowColumns;
 }
 
-// One warp per row of A: products (sum of B's row lengths), first and last column of the row of C,
-// and its symbolic class.
+// Products (sum of B's row lengths), first and last column of each row of C, and its symbolic class.
+// Each lane takes a row of its warp's 32; rows of A longer than kLongRow entries are then taken by the
+// whole warp, one after another (hub rows of power-law graphs would stall a lane).
+constexpr int kLongRow = 32;
+
+__device__ __forceinline__ void store_row(std::int64_t i, long long p, int lo, int hi, std::int64_t* products,
+                                          std::int32_t* first_col, std::int32_t* last_col, std::uint8_t* row_class) {
+  products[i] = p;
+  first_col[i] = p > 0 ? lo : 0;
+  last_col[i] = p > 0 ? hi : -1;
+  row_class[i] = static_cast<std::uint8_t>(symbolic_class(p, p > 0 ? static_cast<std::int64_t>(hi) - lo + 1 : 0));
+}
+
 template <class T>
 __global__ void analyse_rows_kernel(CsrDeviceView<T> a, CsrDeviceView<T> b, std::int64_t rows,
                                     std::int64_t* products, std::int32_t* first_col, std::int32_t* last_col,
                                     std::uint8_t* row_class) {
   const int lane = threadIdx.x & 31;
-  const std::int64_t warps = static_cast<std::int64_t>(gridDim.x) * (blockDim.x / 32);
-  for (std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x / 32) + threadIdx.x / 32; i < rows;
-       i += warps) {
-    long long p = 0;
-    int lo = 0x7fffffff, hi = -1;
-    for (std::int64_t e = a.row_ptr[i] + lane; e < a.row_ptr[i + 1]; e += 32) {
-      const std::int32_t j = a.col_idx[e];
-      const std::int64_t bs = b.row_ptr[j], be = b.row_ptr[j + 1];
-      if (be > bs) {
-        p += be - bs;
-        lo = min(lo, b.col_idx[bs]);
-        hi = max(hi, b.col_idx[be - 1]);
+  const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
+  for (std::int64_t base = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + (threadIdx.x & ~31); base < rows;
+       base += stride) {
+    const std::int64_t i = base + lane;
+    const bool valid = i < rows;
+    const std::int64_t ab = valid ? a.row_ptr[i] : 0, ae = valid ? a.row_ptr[i + 1] : 0;
+    const bool is_long = ae - ab > kLongRow;
+    if (valid && !is_long) {
+      long long p = 0;
+      int lo = 0x7fffffff, hi = -1;
+      for (std::int64_t e = ab; e < ae; ++e) {
+        const std::int32_t j = a.col_idx[e];
+        const std::int64_t bs = b.row_ptr[j], be = b.row_ptr[j + 1];
+        if (be > bs) p += be - bs, lo = min(lo, b.col_idx[bs]), hi = max(hi, b.col_idx[be - 1]);
       }
+      store_row(i, p, lo, hi, products, first_col, last_col, row_class);
     }
-    for (int o = 16; o > 0; o /= 2) {
-      p += __shfl_xor_sync(0xffffffffu, p, o);
-      lo = min(lo, __shfl_xor_sync(0xffffffffu, lo, o));
-      hi = max(hi, __shfl_xor_sync(0xffffffffu, hi, o));
-    }
-    if (lane == 0) {
-      products[i] = p;
-      first_col[i] = p > 0 ? lo : 0;
-      last_col[i] = p > 0 ? hi : -1;
-      row_class[i] = static_cast<std::uint8_t>(
-          symbolic_class(p, p > 0 ? static_cast<std::int64_t>(hi) - lo + 1 : 0));
+    for (unsigned todo = __ballot_sync(0xffffffffu, valid && is_long); todo != 0; todo &= todo - 1) {
+      const std::int64_t r = base + __ffs(todo) - 1;
+      long long p = 0;
+      int lo = 0x7fffffff, hi = -1;
+      for (std::int64_t e = a.row_ptr[r] + lane; e < a.row_ptr[r + 1]; e += 32) {
+        const std::int32_t j = a.col_idx[e];
+        const std::int64_t bs = b.row_ptr[j], be = b.row_ptr[j + 1];
+        if (be > bs) p += be - bs, lo = min(lo, b.col_idx[bs]), hi = max(hi, b.col_idx[be - 1]);
+      }
+      for (int o = 16; o > 0; o /= 2) {
+        p += __shfl_xor_sync(0xffffffffu, p, o);
+        lo = min(lo, __shfl_xor_sync(0xffffffffu, lo, o));
+        hi = max(hi, __shfl_xor_sync(0xffffffffu, hi, o));
+      }
+      if (lane == 0) store_row(r, p, lo, hi, products, first_col, last_col, row_class);
     }
   }
 }

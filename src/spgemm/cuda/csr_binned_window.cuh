@@ -5,28 +5,17 @@
 // window, a presence bitmap and (numeric) a dense array of values in shared memory. Many warps share
 // one long row, each owning its columns: no atomic adds, and every entry of C sums its products in the
 // order of A's row, as in the hash bins.
-//
-// The warp walks A's row 32 entries at a time: each lane finds where its row of B enters and leaves
-// the window (binary search on the sorted columns), then the warp takes the entries that hit the
-// window in order, lanes striding over the hit segment.
+// The warp walks A's row with walk_products (csr_binned_walk.cuh), each row of B clipped to the
+// window by binary search on its sorted columns.
 #include <cstdint>
 
 #include "spgemm/cuda/csr_binned_rows.cuh"
+#include "spgemm/cuda/csr_binned_walk.cuh"
 
 namespace spkit::cuda::binned {
 
 constexpr int kWindowWarps = 2;
 constexpr int kWindowWords = kWindowColumns / 32;
-
-// First position in col[lo, hi) holding a column >= c (hi when none).
-__device__ __forceinline__ std::int64_t lower_bound_col(const std::int32_t* col, std::int64_t lo, std::int64_t hi,
-                                                        std::int64_t c) {
-  while (lo < hi) {
-    const std::int64_t mid = lo + (hi - lo) / 2;
-    if (col[mid] < c) lo = mid + 1; else hi = mid;
-  }
-  return lo;
-}
 
 // Work item w is window w - window_offsets[r] of windowed row r.
 // Symbolic: window_count[w] = the window's columns. Numeric: the window's entries written in column
@@ -52,34 +41,14 @@ __global__ void __launch_bounds__(kWindowWarps * 32)
     if constexpr (kNumeric)
       for (int k = lane; k < kWindowColumns; k += 32) acc[k] = T(0);
     __syncwarp();
-    const std::int64_t ab = a.row_ptr[i], ae = a.row_ptr[i + 1];
-    for (std::int64_t base = ab; base < ae; base += 32) {
-      std::int64_t s = 0, e = 0;
-      T av{};
-      if (base + lane < ae) {
-        const std::int32_t j = a.col_idx[base + lane];
-        const std::int64_t bs = b.row_ptr[j], be = b.row_ptr[j + 1];
-        if (be > bs && b.col_idx[bs] < c1 && b.col_idx[be - 1] >= c0) {
-          s = b.col_idx[bs] >= c0 ? bs : lower_bound_col(b.col_idx, bs, be, c0);
-          e = b.col_idx[be - 1] < c1 ? be : lower_bound_col(b.col_idx, s, be, c1);
-          if constexpr (kNumeric) av = a.values[base + lane];
-        }
-      }
-      unsigned hits = __ballot_sync(0xffffffffu, e > s);
-      while (hits) {
-        const int src = __ffs(hits) - 1;  // entries in the order of A's row
-        hits &= hits - 1;
-        const long long qs = __shfl_sync(0xffffffffu, static_cast<long long>(s), src);
-        const long long qe = __shfl_sync(0xffffffffu, static_cast<long long>(e), src);
-        const T v = __shfl_sync(0xffffffffu, av, src);
-        for (long long q = qs + lane; q < qe; q += 32) {
-          const int c = static_cast<int>(b.col_idx[q] - c0);
+    walk_products<32, T, kNumeric, kNumeric, true>(
+        a.row_ptr[i], a.row_ptr[i + 1], c0, c1, a, b,
+        [&](std::int32_t col, T v) {
+          const int c = static_cast<int>(col - c0);
           atomicOr(&bits[c >> 5], 1u << (c & 31));
-          if constexpr (kNumeric) acc[c] += v * b.values[q];
-        }
-        if constexpr (kNumeric) __syncwarp();  // this segment's adds land before the next one's
-      }
-    }
+          if constexpr (kNumeric) acc[c] += v;
+        },
+        [] { return false; });
     __syncwarp();
     // Lane l owns words [l * kWordsPerLane, (l + 1) * kWordsPerLane): column order is lane order.
     constexpr int kWordsPerLane = kWindowWords / 32;

@@ -71,13 +71,11 @@ void check_both(const Csr<double>& a, const Csr<double>& b, const std::string& n
   if (gpu_count() == 0) GTEST_SKIP() << "no CUDA device on this machine: cuda.csr.binned compiled but not run"
 
 // Rows of A of these lengths times B with rows of 16 entries: products 16 x length, columns close to that
-// when B is wide, capped by B's columns when narrow.
+// when B is wide, capped by B's columns when narrow (one window, up to 16 windows, more).
+// (Symbolic bins: column bound <= 16, 32, ..., 1,024; numeric: columns <= 24, 48, ..., 3,072.)
 std::vector<std::int64_t> sweep_lengths() {
-  std::vector<std::int64_t> len;
-  for (std::int64_t l : {0, 1, 2, 3, 4, 7, 8, 9, 31, 32, 33, 64, 95, 96, 97, 128, 129, 192, 193, 255, 256, 257})
-    len.push_back(l);
-  for (std::int64_t l : {600, 1000, 2000, 4095, 4096, 4097, 6000}) len.push_back(l);  // tried table, windows
-  return len;
+  return {0,  1,  2,  3,  4,  5,   6,   7,   8,   9,   12,  13,  16,  17,   24,   25,   32,  33,
+          48, 49, 64, 65, 96, 97, 128, 129, 192, 193, 194, 200, 256, 512, 1024, 1025, 2000, 6000};
 }
 
 TEST(CsrBinned, RowsOverEveryBinBoundaryWideRange) {
@@ -94,7 +92,7 @@ TEST(CsrBinned, RowsOverEveryBinBoundaryNarrowRange) {
   const std::vector<std::int64_t> len = sweep_lengths();
   const std::int64_t inner = 7000;
   const Csr<double> a = random_rows(static_cast<std::int64_t>(len.size()), inner, len, fresh_seed());
-  for (std::int64_t cols : {100, 2047, 2048, 2049, 5000}) {
+  for (std::int64_t cols : {100, 2047, 2048, 2049, 5000, 32768, 32769}) {
     const Csr<double> b = random_rows(inner, cols, std::vector<std::int64_t>(inner, std::min<std::int64_t>(16, cols)),
                                       fresh_seed());
     check_both(a, b, "sweep_narrow_" + std::to_string(cols));
@@ -103,7 +101,7 @@ TEST(CsrBinned, RowsOverEveryBinBoundaryNarrowRange) {
 
 TEST(CsrBinned, ShortRowsOfBAndLongRowsOfB) {
   REQUIRE_GPU();
-  for (std::int64_t blen : {1, 3, 12, 13, 40, 300}) {  // groups of 8 lanes below 12 per row, warps above
+  for (std::int64_t blen : {1, 3, 12, 13, 40, 300}) {  // many rows of B per step of a group, or one over several
     const std::int64_t inner = 3001;
     std::vector<std::int64_t> len(997);
     for (std::size_t i = 0; i < len.size(); ++i) len[i] = static_cast<std::int64_t>(i * 7 % 61);
