@@ -84,13 +84,14 @@ static_assert(kHashBins == 8, "launch_hash_bins lists the bins");
 
 template <class T, bool kNumeric>
 void launch_windows(const RowPlan& plan, const std::int64_t* window_offsets, std::int64_t windows,
-                    const PoolCsr<T>& a, const PoolCsr<T>& b, std::int64_t* window_count,
+                    const PoolCsr<T>& a, const PoolCsr<T>& b, const WindowEntry* entries, std::int64_t* window_count,
                     const std::int64_t* window_scan, const std::int64_t* c_row_ptr, std::int32_t* c_col, T* c_val,
                     int device, cudaStream_t stream) {
   if (windows == 0) return;
   window_rows_kernel<T, kNumeric><<<spgemm_grid(windows, 32, device, kWindowWarps * 32), kWindowWarps * 32, 0,
                                     stream>>>(plan.list(kWindowed), plan.count[kWindowed], window_offsets,
-                                              plan.first_col.get(), a.view(), b.view(), window_count, window_scan,
+                                              plan.first_col.get(), a.view(), b.view(), entries, window_count,
+                                              window_scan,
                                               c_row_ptr, c_col, c_val);
   SPKIT_LAUNCH_CHECK("window_rows_kernel");
 }
@@ -127,7 +128,12 @@ CsrProduct<T> binned_product(const PoolCsr<T>& a, const PoolCsr<T>& b, const det
   PoolBuffer<std::int64_t> window_offsets(static_cast<std::size_t>(n_windowed) + 1, "window offsets", stream);
   std::int64_t windows = 0;
   PoolBuffer<std::int64_t> window_count, window_scan;
+  PoolBuffer<WindowEntry> entries;  // indexed like A's entries; only those of windowed rows are set
   if (n_windowed > 0) {
+    entries = PoolBuffer<WindowEntry>(static_cast<std::size_t>(a.nnz), "rows of B per entry of windowed rows", stream);
+    window_entries_kernel<T><<<spgemm_grid(n_windowed, 32, device), kSpgemmThreads, 0, stream>>>(
+        plan.list(kWindowed), n_windowed, a.view(), b.view(), entries.get());
+    SPKIT_LAUNCH_CHECK("window_entries_kernel");
     PoolBuffer<std::int64_t> per_row(static_cast<std::size_t>(n_windowed) + 1, "windows per row", stream);
     row_windows_kernel<<<spgemm_grid(n_windowed + 1, 1, device), kSpgemmThreads, 0, stream>>>(
         plan.list(kWindowed), n_windowed, plan.first_col.get(), plan.last_col.get(), per_row.get());
@@ -140,8 +146,8 @@ CsrProduct<T> binned_product(const PoolCsr<T>& a, const PoolCsr<T>& b, const det
     window_count = PoolBuffer<std::int64_t>(n_win, "columns per window", stream);
     window_scan = PoolBuffer<std::int64_t>(n_win, "window offsets in C", stream);
     SPKIT_CUDA_CHECK(cudaMemsetAsync(window_count.get(), 0, n_win * sizeof(std::int64_t), stream));
-    launch_windows<T, false>(plan, window_offsets.get(), windows, a, b, window_count.get(), nullptr, nullptr,
-                             nullptr, nullptr, device, stream);
+    launch_windows<T, false>(plan, window_offsets.get(), windows, a, b, entries.get(), window_count.get(), nullptr,
+                             nullptr, nullptr, nullptr, device, stream);
     cub_run(stream, "scan of window counts", [&](void* tmp, std::size_t& bytes) {
       return cub::DeviceScan::ExclusiveSum(tmp, bytes, window_count.get(), window_scan.get(), windows + 1, stream);
     });
@@ -163,8 +169,8 @@ CsrProduct<T> binned_product(const PoolCsr<T>& a, const PoolCsr<T>& b, const det
   c.values = PoolBuffer<T>(static_cast<std::size_t>(c.nnz), "C values", stream);
   launch_hash_bins<T, true>(plan, a, b, nullptr, nullptr, c.row_ptr.get(), c.col_idx.get(),
                             c.values.get(), device, stream);
-  launch_windows<T, true>(plan, window_offsets.get(), windows, a, b, nullptr, window_scan.get(), c.row_ptr.get(),
-                          c.col_idx.get(), c.values.get(), device, stream);
+  launch_windows<T, true>(plan, window_offsets.get(), windows, a, b, entries.get(), nullptr, window_scan.get(),
+                          c.row_ptr.get(), c.col_idx.get(), c.values.get(), device, stream);
   marks.host("download", false);
   return c;
 }

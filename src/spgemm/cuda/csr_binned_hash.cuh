@@ -100,7 +100,7 @@ __global__ void __launch_bounds__(kHashBlockThreads)
     __syncwarp(gmask);
     bool full = false;
     const bool overflow = walk_products<G, T, kNumeric, kNumeric, false>(
-        a.row_ptr[i], a.row_ptr[i + 1], 0, 0, a, b,
+        a.row_ptr[i], a.row_ptr[i + 1], 0, 0, a, b, nullptr,
         [&](std::int32_t col, T v) {
           if (!full) full = insert<T, kNumeric, kLimited>(keys, vals, S - 1, col, v, &fills[group], kLimit) < 0;
         },

@@ -22,6 +22,15 @@ __device__ __forceinline__ unsigned group_mask() {
   }
 }
 
+// What the window walk needs of entry e of A's row: its row of B (start, length) and that row's first
+// and last column, gathered once per windowed row so that each of the row's windows reads it in one
+// coalesced pass instead of three dependent loads per entry.
+struct WindowEntry {
+  std::int64_t start;
+  std::int32_t length, first, last, unused;
+};
+static_assert(sizeof(WindowEntry) == 24, "three 8-byte words per entry");
+
 // First position in col[lo, hi) holding a column >= c (hi when none).
 __device__ __forceinline__ std::int64_t lower_bound_col(const std::int32_t* col, std::int64_t lo, std::int64_t hi,
                                                         std::int64_t c) {
@@ -35,11 +44,12 @@ __device__ __forceinline__ std::int64_t lower_bound_col(const std::int32_t* col,
 // Calls add(col, product) for every product of A's row [ab, ae) whose column lies in [c0, c1), in the
 // order described above; returns early (true) once stop() says so after a step (symbolic overflow).
 // kOrdered: same-column lanes of a step add one after another (numeric); otherwise all at once.
-// kClip: only the columns in [c0, c1) (windows); otherwise all of them.
+// kClip: only the columns in [c0, c1), the rows of B described by entries[ab, ae) (windows);
+// otherwise all of them (entries unused).
 template <int G, class T, bool kNumeric, bool kOrdered, bool kClip, class Add, class Stop>
 __device__ __forceinline__ bool walk_products(std::int64_t ab, std::int64_t ae, std::int64_t c0, std::int64_t c1,
-                                              const CsrDeviceView<T>& a, const CsrDeviceView<T>& b, Add&& add,
-                                              Stop&& stop) {
+                                              const CsrDeviceView<T>& a, const CsrDeviceView<T>& b,
+                                              const WindowEntry* entries, Add&& add, Stop&& stop) {
   const int gl = static_cast<int>(threadIdx.x % G);
   const unsigned gmask = group_mask<G>();
   const unsigned lanes_below = (1u << (threadIdx.x & 31)) - 1u;
@@ -47,15 +57,21 @@ __device__ __forceinline__ bool walk_products(std::int64_t ab, std::int64_t ae, 
     long long s = 0, len = 0;
     T av{};
     if (base + gl < ae) {
-      const std::int32_t j = a.col_idx[base + gl];
-      std::int64_t bs = b.row_ptr[j], be = b.row_ptr[j + 1];
-      if (kClip && be > bs && (b.col_idx[bs] < c0 || b.col_idx[be - 1] >= c1)) {  // clip to the window
-        if (b.col_idx[bs] >= c1 || b.col_idx[be - 1] < c0) {
-          be = bs;
-        } else {
-          if (b.col_idx[bs] < c0) bs = lower_bound_col(b.col_idx, bs, be, c0);
-          if (b.col_idx[be - 1] >= c1) be = lower_bound_col(b.col_idx, bs, be, c1);
+      std::int64_t bs, be;
+      if constexpr (kClip) {
+        const WindowEntry en = entries[base + gl];
+        bs = en.start, be = en.start + en.length;
+        if (en.length > 0 && (en.first < c0 || en.last >= c1)) {
+          if (en.first >= c1 || en.last < c0) {
+            be = bs;
+          } else {
+            if (en.first < c0) bs = lower_bound_col(b.col_idx, bs, be, c0);
+            if (en.last >= c1) be = lower_bound_col(b.col_idx, bs, be, c1);
+          }
         }
+      } else {
+        const std::int32_t j = a.col_idx[base + gl];
+        bs = b.row_ptr[j], be = b.row_ptr[j + 1];
       }
       s = bs, len = be - bs;
       if constexpr (kNumeric) av = a.values[base + gl];

@@ -17,6 +17,27 @@ namespace spkit::cuda::binned {
 constexpr int kWindowWarps = 2;
 constexpr int kWindowWords = kWindowColumns / 32;
 
+// entries[e] for every entry e of A in a windowed row, one warp per row.
+template <class T>
+__global__ void window_entries_kernel(const std::int64_t* rows, std::int64_t n, CsrDeviceView<T> a,
+                                      CsrDeviceView<T> b, WindowEntry* entries) {
+  const int lane = threadIdx.x & 31;
+  const std::int64_t warps = static_cast<std::int64_t>(gridDim.x) * (blockDim.x / 32);
+  for (std::int64_t r = blockIdx.x * static_cast<std::int64_t>(blockDim.x / 32) + threadIdx.x / 32; r < n;
+       r += warps) {
+    const std::int64_t i = rows[r];
+    for (std::int64_t e = a.row_ptr[i] + lane; e < a.row_ptr[i + 1]; e += 32) {
+      const std::int32_t j = a.col_idx[e];
+      const std::int64_t bs = b.row_ptr[j], be = b.row_ptr[j + 1];
+      WindowEntry en;
+      en.start = bs, en.length = static_cast<std::int32_t>(be - bs), en.unused = 0;
+      en.first = be > bs ? b.col_idx[bs] : 0;
+      en.last = be > bs ? b.col_idx[be - 1] : -1;
+      entries[e] = en;
+    }
+  }
+}
+
 // Work item w is window w - window_offsets[r] of windowed row r.
 // Symbolic: window_count[w] = the window's columns. Numeric: the window's entries written in column
 // order at c_row_ptr[i] + (window_scan[w] - window_scan[first window of the row]).
@@ -24,7 +45,7 @@ template <class T, bool kNumeric>
 __global__ void __launch_bounds__(kWindowWarps * 32)
     window_rows_kernel(const std::int64_t* rows, std::int64_t n, const std::int64_t* window_offsets,
                        const std::int32_t* first_col, CsrDeviceView<T> a, CsrDeviceView<T> b,
-                       std::int64_t* window_count, const std::int64_t* window_scan, const std::int64_t* c_row_ptr,
+                       const WindowEntry* entries, std::int64_t* window_count, const std::int64_t* window_scan, const std::int64_t* c_row_ptr,
                        std::int32_t* c_col, T* c_val) {
   __shared__ unsigned sbits[kWindowWarps][kWindowWords];
   __shared__ T sacc[kNumeric ? kWindowWarps : 1][kNumeric ? kWindowColumns : 1];
@@ -42,7 +63,7 @@ __global__ void __launch_bounds__(kWindowWarps * 32)
       for (int k = lane; k < kWindowColumns; k += 32) acc[k] = T(0);
     __syncwarp();
     walk_products<32, T, kNumeric, kNumeric, true>(
-        a.row_ptr[i], a.row_ptr[i + 1], c0, c1, a, b,
+        a.row_ptr[i], a.row_ptr[i + 1], c0, c1, a, b, entries,
         [&](std::int32_t col, T v) {
           const int c = static_cast<int>(col - c0);
           atomicOr(&bits[c >> 5], 1u << (c & 31));
