@@ -31,14 +31,6 @@ using namespace binned;
 
 constexpr const char* kName = "cuda.csr.binned";
 
-template <class T>
-struct CsrProduct {
-  std::int64_t nnz = 0;
-  PoolBuffer<std::int64_t> row_ptr;
-  PoolBuffer<std::int32_t> col_idx;
-  PoolBuffer<T> values;
-};
-
 // Per row: products, column range, class, and the row lists of each class.
 struct RowPlan {
   std::int64_t rows = 0;
@@ -97,7 +89,7 @@ void launch_windows(const RowPlan& plan, const std::int64_t* window_offsets, std
 }
 
 template <class T>
-CsrProduct<T> binned_product(const PoolCsr<T>& a, const PoolCsr<T>& b, const detail::StageMarks& marks, int device,
+PoolCsrProduct<T> binned_product(const PoolCsr<T>& a, const PoolCsr<T>& b, const detail::StageMarks& marks, int device,
                              cudaStream_t stream) {
   const std::int64_t rows = a.rows;
   marks.device("analysis");
@@ -155,7 +147,7 @@ CsrProduct<T> binned_product(const PoolCsr<T>& a, const PoolCsr<T>& b, const det
         plan.list(kWindowed), n_windowed, window_offsets.get(), window_scan.get(), row_nnz.get());
     SPKIT_LAUNCH_CHECK("window_row_nnz_kernel");
   }
-  CsrProduct<T> c;
+  PoolCsrProduct<T> c;
   c.row_ptr = PoolBuffer<std::int64_t>(n_rows + 1, "C row_ptr", stream);
   cub_run(stream, "scan of row lengths", [&](void* tmp, std::size_t& bytes) {
     return cub::DeviceScan::ExclusiveSum(tmp, bytes, row_nnz.get(), c.row_ptr.get(), rows + 1, stream);
@@ -205,12 +197,8 @@ SpgemmResult<T> run_csr_binned(const Csr<T>& a, const Csr<T>& b, const SpgemmOpt
   PoolCsr<T> db;
   if (!same) db = upload_csr_to_pool(b, stream);
   const PoolCsr<T>& dbr = same ? da : db;
-  CsrProduct<T> c = binned_product(da, dbr, marks, o.device, stream);
-  Csr<T> hc;
-  hc.rows = a.rows, hc.cols = b.cols;
-  hc.row_ptr = c.row_ptr.to_host(static_cast<std::size_t>(a.rows) + 1);
-  hc.col_idx = c.col_idx.to_host(static_cast<std::size_t>(c.nnz));
-  hc.values = c.values.to_host(static_cast<std::size_t>(c.nnz));
+  PoolCsrProduct<T> c = binned_product(da, dbr, marks, o.device, stream);
+  Csr<T> hc = c.to_host(a.rows, b.cols);
   marks.host("to CSR", false);
   drop_zeros_and_sort(hc);  // rows are sorted already: this drops the exact zeros
   marks.end();
@@ -218,7 +206,7 @@ SpgemmResult<T> run_csr_binned(const Csr<T>& a, const Csr<T>& b, const SpgemmOpt
   r.c = std::move(hc);
   r.detail = "hash bins of 32-4096 shared slots, dense windows of " + std::to_string(kWindowColumns) +
              " columns for wide rows, deterministic";
-  c = CsrProduct<T>();
+  c = PoolCsrProduct<T>();
   release_spgemm_pool(o, stream);
   return r;
 }

@@ -137,6 +137,24 @@ PoolCsr<T> upload_csr_to_pool(const Csr<T>& m, cudaStream_t stream) {
   return d;
 }
 
+// C = A B in CSR in buffers of the SpGEMM pool, as a CSR product kernel builds it on its stream.
+template <class T>
+struct PoolCsrProduct {
+  std::int64_t nnz = 0;
+  PoolBuffer<std::int64_t> row_ptr;
+  PoolBuffer<std::int32_t> col_idx;
+  PoolBuffer<T> values;
+  // C (rows x cols) on the host once the work on the stream is done; exact zeros still in.
+  Csr<T> to_host(std::int64_t rows, std::int64_t cols) const {
+    Csr<T> h;
+    h.rows = rows, h.cols = cols;
+    h.row_ptr = row_ptr.to_host(static_cast<std::size_t>(rows) + 1);
+    h.col_idx = col_idx.to_host(static_cast<std::size_t>(nnz));
+    h.values = values.to_host(static_cast<std::size_t>(nnz));
+    return h;
+  }
+};
+
 // Index r in [0, n) with offsets[r] <= x < offsets[r + 1] (offsets non-decreasing, n + 1 of them, x < offsets[n]).
 __device__ __forceinline__ std::int64_t segment_of(const std::int64_t* offsets, std::int64_t n, std::int64_t x) {
   std::int64_t lo = 0, hi = n - 1;
