@@ -268,6 +268,25 @@ constexpr std::int64_t kHashHugeRowProductsPerBlock = 4096;
 constexpr int kHashRowBlocksPerSm = 8;
 constexpr int kHashCopyBlocksPerSm = 16;
 
+// cuda.csr.binned (src/spgemm/cuda/csr_binned*.cu). Bins from the row statistics of the matrices
+// (docs/perf/spgemm-gpu.md, "cuda.csr.binned"): rmat (138,889 rows) has 59K rows of <= 32 products, 36K
+// rows of > 4,096 products carrying 96% of its 1.1e9 products and up to 75K columns per row of C;
+// fem_mesh P1/P2 (random ordering) rows hold 2-37K products but only 240-1,950 columns of C.
+// Rows whose output range (last - first column) fits this many columns, or whose columns may not fit
+// the largest shared hash table, are accumulated densely in shared memory per window of this many
+// columns, one warp per window (2 warps per block: 2 x 16 KiB of doubles).
+constexpr int kBinnedWindowColumns = 2048;
+// ... a row whose range fits one window goes dense once it may hold more than this many columns.
+constexpr std::int64_t kBinnedDenseMinColumns = 128;
+// ... other rows of at most this many products whose column bound exceeds 1,024 try the 4,096-slot
+// shared table first (fem_mesh P2: 7.6K products, 774 columns per row at the median) and fall back to
+// windows when it fills beyond 3/4; rows with more products (one warp would walk them alone for
+// longer than the rest of the product takes) go to windows directly.
+constexpr std::int64_t kBinnedHashTryMaxProducts = std::int64_t{1} << 14;
+// ... rows whose column bound exceeds 1,024 and whose range spans at most this many windows go to
+// windows (sorted output for free) rather than to a 4,096-slot table that must be sorted.
+constexpr std::int64_t kBinnedWideRowMaxWindows = 16;
+
 // --- Auto-selection (src/select/spgemm_selector.cpp): crossovers measured on the H100 and the 2-core
 // CPU (docs/perf/spgemm-gpu.md, docs/perf/spgemm.md) ---
 

@@ -13,6 +13,7 @@ void register_cuda_spgemm_kernels(SpgemmRegistry& reg) {
   cuda::register_bmsparse_spgemm_kernels(reg);
   cuda::register_cusparse_spgemm_kernel(reg);
   cuda::register_csr_hash_spgemm_kernel(reg);
+  cuda::register_csr_binned_spgemm_kernel(reg);
 }
 
 namespace cuda {

@@ -100,6 +100,71 @@ void cub_run(cudaStream_t stream, const char* what, F&& f) {
   check_cuda(f(temp.get(), bytes), what);
 }
 
+// A CSR matrix on the device, as the kernels read it.
+template <class T>
+struct CsrDeviceView {
+  const std::int64_t* row_ptr;
+  const std::int32_t* col_idx;
+  const T* values;
+};
+
+// A CSR matrix in buffers of the SpGEMM pool, uploaded on `stream`.
+template <class T>
+struct PoolCsr {
+  std::int64_t rows = 0, cols = 0, nnz = 0;
+  PoolBuffer<std::int64_t> row_ptr;
+  PoolBuffer<std::int32_t> col_idx;
+  PoolBuffer<T> values;
+  CsrDeviceView<T> view() const { return {row_ptr.get(), col_idx.get(), values.get()}; }
+};
+
+// Copies m into pool buffers on `stream` and waits for the copies (the host arrays are pageable and
+// may be freed by the caller as soon as this returns).
+template <class T>
+PoolCsr<T> upload_csr_to_pool(const Csr<T>& m, cudaStream_t stream) {
+  PoolCsr<T> d;
+  d.rows = m.rows, d.cols = m.cols, d.nnz = m.nnz();
+  d.row_ptr = PoolBuffer<std::int64_t>(m.row_ptr.size(), "CSR row_ptr", stream);
+  d.col_idx = PoolBuffer<std::int32_t>(m.col_idx.size(), "CSR col_idx", stream);
+  d.values = PoolBuffer<T>(m.values.size(), "CSR values", stream);
+  const auto copy = [&](void* dst, const void* src, std::size_t bytes) {
+    if (bytes > 0) SPKIT_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, stream));
+  };
+  copy(d.row_ptr.get(), m.row_ptr.data(), m.row_ptr.size() * sizeof(std::int64_t));
+  copy(d.col_idx.get(), m.col_idx.data(), m.col_idx.size() * sizeof(std::int32_t));
+  copy(d.values.get(), m.values.data(), m.values.size() * sizeof(T));
+  SPKIT_CUDA_CHECK(cudaStreamSynchronize(stream));
+  return d;
+}
+
+// C = A B in CSR in buffers of the SpGEMM pool, as a CSR product kernel builds it on its stream.
+template <class T>
+struct PoolCsrProduct {
+  std::int64_t nnz = 0;
+  PoolBuffer<std::int64_t> row_ptr;
+  PoolBuffer<std::int32_t> col_idx;
+  PoolBuffer<T> values;
+  // C (rows x cols) on the host once the work on the stream is done; exact zeros still in.
+  Csr<T> to_host(std::int64_t rows, std::int64_t cols) const {
+    Csr<T> h;
+    h.rows = rows, h.cols = cols;
+    h.row_ptr = row_ptr.to_host(static_cast<std::size_t>(rows) + 1);
+    h.col_idx = col_idx.to_host(static_cast<std::size_t>(nnz));
+    h.values = values.to_host(static_cast<std::size_t>(nnz));
+    return h;
+  }
+};
+
+// Index r in [0, n) with offsets[r] <= x < offsets[r + 1] (offsets non-decreasing, n + 1 of them, x < offsets[n]).
+__device__ __forceinline__ std::int64_t segment_of(const std::int64_t* offsets, std::int64_t n, std::int64_t x) {
+  std::int64_t lo = 0, hi = n - 1;
+  while (lo < hi) {
+    const std::int64_t mid = lo + (hi - lo + 1) / 2;
+    if (offsets[mid] <= x) lo = mid; else hi = mid - 1;
+  }
+  return lo;
+}
+
 // FP16 inputs overflow above 65504: the fp16 kernels refuse such matrices (NotApplicable).
 template <class T>
 void require_fp16_range(const Csr<T>& m, const char* which, const std::string& kernel);
@@ -113,6 +178,7 @@ void drop_zeros_and_sort(Csr<T>& c);
 void register_bmsparse_spgemm_kernels(SpgemmRegistry& reg);
 void register_cusparse_spgemm_kernel(SpgemmRegistry& reg);
 void register_csr_hash_spgemm_kernel(SpgemmRegistry& reg);
+void register_csr_binned_spgemm_kernel(SpgemmRegistry& reg);
 
 }  // namespace spkit::cuda
 

@@ -1,0 +1,233 @@
+// cuda.csr.binned: row-wise Gustavson SpGEMM on CSR for irregular rows, rows binned by their products
+// and output column range as in Parger et al.'s spECK (PPoPP'20) row analysis and Nagasaka et al.'s
+// nsparse / Du et al.'s OpSparse binned hash kernels, with deterministic accumulators:
+//
+//   analysis   per row of C: products, first and last column (B's rows are sorted), class:
+//              hash bins by the column bound min(products, range) (tables of 32-4,096 slots, groups of
+//              8 lanes for the two smallest, else a warp), or windows (dense, see csr_binned_window.cuh)
+//   symbolic   columns per row: shared hash tables (keys only); the largest table is tried on rows
+//              whose bound exceeds it and abandoned past 3/4 full, those rows going to windows;
+//              windowed rows count per window (bitmaps). Scan to C's row pointers.
+//   numeric    hash rows re-binned by their exact column count, accumulated in A's row order, sorted
+//              in shared memory (bitonic) and written; windows write their columns in order.
+// Entries that cancel to zero stay on the device, as in cusparseSpGEMM; they are dropped on the host.
+// Every entry of C sums its products in the order of A's row, whatever the schedule: C is the same bits
+// on every run (no floating-point atomics anywhere).
+#include <cub/cub.cuh>
+
+#include <string>
+#include <utility>
+
+#include "spgemm/cuda/csr_binned_hash.cuh"
+#include "spgemm/cuda/csr_binned_rows.cuh"
+#include "spgemm/cuda/csr_binned_window.cuh"
+#include "spgemm/cuda/spgemm_cuda_common.cuh"
+#include "tuning.hpp"
+
+namespace spkit::cuda {
+namespace {
+
+using namespace binned;
+
+constexpr const char* kName = "cuda.csr.binned";
+
+// Per row: products, column range, class, and the row lists of each class.
+struct RowPlan {
+  std::int64_t rows = 0;
+  PoolBuffer<std::int64_t> products;
+  PoolBuffer<std::int32_t> first_col, last_col;
+  PoolBuffer<std::uint8_t> row_class;
+  PoolBuffer<std::int64_t> lists;  // kClasses lists of `rows` capacity each
+  std::int64_t count[kClasses] = {};
+  const std::int64_t* list(int c) const { return lists.get() + c * rows; }
+};
+
+// Fills plan.lists and plan.count from the row classes (numeric: hash rows by their column count).
+void bin_rows(RowPlan& plan, const std::int64_t* row_nnz, bool numeric, int device, cudaStream_t stream) {
+  PoolBuffer<unsigned long long> counts(kClasses, "row bin sizes", stream);
+  SPKIT_CUDA_CHECK(cudaMemsetAsync(counts.get(), 0, kClasses * sizeof(unsigned long long), stream));
+  if (plan.rows > 0) {
+    bin_rows_kernel<<<spgemm_grid(plan.rows, 1, device), kSpgemmThreads, 0, stream>>>(
+        plan.row_class.get(), row_nnz, plan.rows, numeric, plan.lists.get(), counts.get());
+    SPKIT_LAUNCH_CHECK("bin_rows_kernel");
+  }
+  const std::vector<unsigned long long> n = counts.to_host(kClasses);
+  for (int c = 0; c < kClasses; ++c) plan.count[c] = static_cast<std::int64_t>(n[c]);
+}
+
+// The hash bins of one phase: groups of 8 lanes for the two smallest tables, warps above.
+template <class T, bool kNumeric, int... kBins>
+void launch_hash_bins(std::integer_sequence<int, kBins...>, const RowPlan& plan, const PoolCsr<T>& a,
+                      const PoolCsr<T>& b, std::int64_t* row_nnz, std::uint8_t* row_class,
+                      const std::int64_t* c_row_ptr, std::int32_t* c_col, T* c_val, int device, cudaStream_t stream) {
+  (launch_hash_rows<T, kNumeric, (hash_slots(kBins) <= 64 ? 8 : 32), hash_slots(kBins)>(
+       plan.list(kBins), plan.count[kBins], a.view(), b.view(), row_nnz, row_class, c_row_ptr, c_col, c_val, device,
+       stream),
+   ...);
+}
+template <class T, bool kNumeric>
+void launch_hash_bins(const RowPlan& plan, const PoolCsr<T>& a, const PoolCsr<T>& b, std::int64_t* row_nnz,
+                      std::uint8_t* row_class, const std::int64_t* c_row_ptr, std::int32_t* c_col, T* c_val,
+                      int device, cudaStream_t stream) {
+  launch_hash_bins<T, kNumeric>(std::integer_sequence<int, 1, 2, 3, 4, 5, 6, 7, 8>{}, plan, a, b, row_nnz, row_class,
+                                c_row_ptr, c_col, c_val, device, stream);
+}
+static_assert(kHashBins == 8, "launch_hash_bins lists the bins");
+
+template <class T, bool kNumeric>
+void launch_windows(const RowPlan& plan, const std::int64_t* window_offsets, std::int64_t windows,
+                    const PoolCsr<T>& a, const PoolCsr<T>& b, const WindowEntry* entries, std::int64_t* window_count,
+                    const std::int64_t* window_scan, const std::int64_t* c_row_ptr, std::int32_t* c_col, T* c_val,
+                    int device, cudaStream_t stream) {
+  if (windows == 0) return;
+  window_rows_kernel<T, kNumeric><<<spgemm_grid(windows, 32, device, kWindowWarps * 32), kWindowWarps * 32, 0,
+                                    stream>>>(plan.list(kWindowed), plan.count[kWindowed], window_offsets,
+                                              plan.first_col.get(), a.view(), b.view(), entries, window_count,
+                                              window_scan,
+                                              c_row_ptr, c_col, c_val);
+  SPKIT_LAUNCH_CHECK("window_rows_kernel");
+}
+
+template <class T>
+PoolCsrProduct<T> binned_product(const PoolCsr<T>& a, const PoolCsr<T>& b, const detail::StageMarks& marks, int device,
+                             cudaStream_t stream) {
+  const std::int64_t rows = a.rows;
+  marks.device("analysis");
+  RowPlan plan;
+  plan.rows = rows;
+  const auto n_rows = static_cast<std::size_t>(rows);
+  plan.products = PoolBuffer<std::int64_t>(n_rows, "row products", stream);
+  plan.first_col = PoolBuffer<std::int32_t>(n_rows, "first columns of C's rows", stream);
+  plan.last_col = PoolBuffer<std::int32_t>(n_rows, "last columns of C's rows", stream);
+  plan.row_class = PoolBuffer<std::uint8_t>(n_rows, "row classes", stream);
+  plan.lists = PoolBuffer<std::int64_t>(n_rows * kClasses, "row bins", stream);
+  if (rows > 0) {
+    analyse_rows_kernel<T><<<spgemm_grid(rows, 32, device), kSpgemmThreads, 0, stream>>>(
+        a.view(), b.view(), rows, plan.products.get(), plan.first_col.get(), plan.last_col.get(),
+        plan.row_class.get());
+    SPKIT_LAUNCH_CHECK("analyse_rows_kernel");
+  }
+  bin_rows(plan, nullptr, false, device, stream);
+
+  marks.device("symbolic");
+  PoolBuffer<std::int64_t> row_nnz(n_rows + 1, "row lengths of C", stream);
+  SPKIT_CUDA_CHECK(cudaMemsetAsync(row_nnz.get(), 0, (n_rows + 1) * sizeof(std::int64_t), stream));
+  launch_hash_bins<T, false>(plan, a, b, row_nnz.get(), plan.row_class.get(), nullptr, nullptr, nullptr,
+                             device, stream);
+  // Rows that overflowed the tried table are windowed now; hash rows go to bins by their column count.
+  bin_rows(plan, row_nnz.get(), true, device, stream);
+  const std::int64_t n_windowed = plan.count[kWindowed];
+  PoolBuffer<std::int64_t> window_offsets(static_cast<std::size_t>(n_windowed) + 1, "window offsets", stream);
+  std::int64_t windows = 0;
+  PoolBuffer<std::int64_t> window_count, window_scan;
+  PoolBuffer<WindowEntry> entries;  // indexed like A's entries; only those of windowed rows are set
+  if (n_windowed > 0) {
+    entries = PoolBuffer<WindowEntry>(static_cast<std::size_t>(a.nnz), "rows of B per entry of windowed rows", stream);
+    window_entries_kernel<T><<<spgemm_grid(n_windowed, 32, device), kSpgemmThreads, 0, stream>>>(
+        plan.list(kWindowed), n_windowed, a.view(), b.view(), entries.get());
+    SPKIT_LAUNCH_CHECK("window_entries_kernel");
+    PoolBuffer<std::int64_t> per_row(static_cast<std::size_t>(n_windowed) + 1, "windows per row", stream);
+    row_windows_kernel<<<spgemm_grid(n_windowed + 1, 1, device), kSpgemmThreads, 0, stream>>>(
+        plan.list(kWindowed), n_windowed, plan.first_col.get(), plan.last_col.get(), per_row.get());
+    SPKIT_LAUNCH_CHECK("row_windows_kernel");
+    cub_run(stream, "scan of windows per row", [&](void* tmp, std::size_t& bytes) {
+      return cub::DeviceScan::ExclusiveSum(tmp, bytes, per_row.get(), window_offsets.get(), n_windowed + 1, stream);
+    });
+    windows = read_device_value(window_offsets.get() + n_windowed, stream);
+    const auto n_win = static_cast<std::size_t>(windows) + 1;
+    window_count = PoolBuffer<std::int64_t>(n_win, "columns per window", stream);
+    window_scan = PoolBuffer<std::int64_t>(n_win, "window offsets in C", stream);
+    SPKIT_CUDA_CHECK(cudaMemsetAsync(window_count.get(), 0, n_win * sizeof(std::int64_t), stream));
+    launch_windows<T, false>(plan, window_offsets.get(), windows, a, b, entries.get(), window_count.get(), nullptr,
+                             nullptr, nullptr, nullptr, device, stream);
+    cub_run(stream, "scan of window counts", [&](void* tmp, std::size_t& bytes) {
+      return cub::DeviceScan::ExclusiveSum(tmp, bytes, window_count.get(), window_scan.get(), windows + 1, stream);
+    });
+    window_row_nnz_kernel<<<spgemm_grid(n_windowed, 1, device), kSpgemmThreads, 0, stream>>>(
+        plan.list(kWindowed), n_windowed, window_offsets.get(), window_scan.get(), row_nnz.get());
+    SPKIT_LAUNCH_CHECK("window_row_nnz_kernel");
+  }
+  PoolCsrProduct<T> c;
+  c.row_ptr = PoolBuffer<std::int64_t>(n_rows + 1, "C row_ptr", stream);
+  cub_run(stream, "scan of row lengths", [&](void* tmp, std::size_t& bytes) {
+    return cub::DeviceScan::ExclusiveSum(tmp, bytes, row_nnz.get(), c.row_ptr.get(), rows + 1, stream);
+  });
+  c.nnz = read_device_value(c.row_ptr.get() + rows, stream);
+
+  marks.device("numeric");
+  check_spgemm_fits(static_cast<std::uint64_t>(c.nnz) * (4 + sizeof(T)),
+                    std::string(kName) + ": C with " + std::to_string(c.nnz) + " non-zeros");
+  c.col_idx = PoolBuffer<std::int32_t>(static_cast<std::size_t>(c.nnz), "C col_idx", stream);
+  c.values = PoolBuffer<T>(static_cast<std::size_t>(c.nnz), "C values", stream);
+  launch_hash_bins<T, true>(plan, a, b, nullptr, nullptr, c.row_ptr.get(), c.col_idx.get(),
+                            c.values.get(), device, stream);
+  launch_windows<T, true>(plan, window_offsets.get(), windows, a, b, entries.get(), nullptr, window_scan.get(),
+                          c.row_ptr.get(), c.col_idx.get(), c.values.get(), device, stream);
+  marks.host("download", false);
+  return c;
+}
+
+// The kernels find a column's window and B's row segments by binary search: B's rows must be sorted,
+// without duplicates (the CSR contract; checked here rather than producing a wrong C).
+template <class T>
+void require_sorted_rows(const Csr<T>& m, const char* which) {
+  for (std::int64_t i = 0; i < m.rows; ++i)
+    for (std::int64_t p = m.row_ptr[i] + 1; p < m.row_ptr[i + 1]; ++p)
+      if (m.col_idx[p - 1] >= m.col_idx[p])
+        throw Error(std::string(kName) + ": row " + std::to_string(i) + " of " + which +
+                    " has unsorted or repeated columns (CSR rows must be strictly increasing)");
+}
+
+template <class T>
+SpgemmResult<T> run_csr_binned(const Csr<T>& a, const Csr<T>& b, const SpgemmOptions& o) {
+  if (a.cols != b.rows)
+    throw Error(std::string(kName) + ": A is " + std::to_string(a.rows) + "x" + std::to_string(a.cols) +
+                " but B is " + std::to_string(b.rows) + "x" + std::to_string(b.cols));
+  set_device(o.device);
+  const cudaStream_t stream = cuda_stream(o.stream);
+  const detail::StageMarks marks(o);
+  const bool same = &a == &b;
+  marks.host("upload", false);
+  require_sorted_rows(b, "B");
+  check_spgemm_fits(static_cast<std::uint64_t>(a.nnz() + (same ? 0 : b.nnz())) * (4 + sizeof(T)) +
+                        static_cast<std::uint64_t>(a.rows + 1 + (same ? 0 : b.rows + 1)) * 8 +
+                        static_cast<std::uint64_t>(a.rows) * (8 * kClasses + 8 + 8 + 4 + 4 + 1),
+                    std::string(kName) + ": A, B and the row analysis");
+  const PoolCsr<T> da = upload_csr_to_pool(a, stream);
+  PoolCsr<T> db;
+  if (!same) db = upload_csr_to_pool(b, stream);
+  const PoolCsr<T>& dbr = same ? da : db;
+  PoolCsrProduct<T> c = binned_product(da, dbr, marks, o.device, stream);
+  Csr<T> hc = c.to_host(a.rows, b.cols);
+  marks.host("to CSR", false);
+  drop_zeros_and_sort(hc);  // rows are sorted already: this drops the exact zeros
+  marks.end();
+  SpgemmResult<T> r;
+  r.c = std::move(hc);
+  r.detail = "hash bins of 32-4096 shared slots, dense windows of " + std::to_string(kWindowColumns) +
+             " columns for wide rows, deterministic";
+  c = PoolCsrProduct<T>();
+  release_spgemm_pool(o, stream);
+  return r;
+}
+
+}  // namespace
+
+void register_csr_binned_spgemm_kernel(SpgemmRegistry& reg) {
+  SpgemmKernelInfo k;
+  k.name = kName;
+  k.format = Format::csr;
+  k.backend = Backend::cuda;
+  k.description =
+      "Gustavson's row-wise product on CSR for irregular rows: rows binned by products and output column range "
+      "(Parger et al.'s spECK analysis; Nagasaka et al.'s nsparse and Du et al.'s OpSparse hash bins), shared "
+      "hash tables or dense column windows per row, accumulated in A's row order (deterministic), symbolic + "
+      "numeric";
+  k.run_f32 = [](const Csr<float>& a, const Csr<float>& b, const SpgemmOptions& o) { return run_csr_binned(a, b, o); };
+  k.run_f64 = [](const Csr<double>& a, const Csr<double>& b, const SpgemmOptions& o) {
+    return run_csr_binned(a, b, o);
+  };
+  reg.add(std::move(k));
+}
+
+}  // namespace spkit::cuda

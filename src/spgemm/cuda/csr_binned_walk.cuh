@@ -1,0 +1,121 @@
+#pragma once
+// cuda.csr.binned, the walk over one row's products shared by every accumulator: a group of G lanes
+// takes G entries of A's row at a time, each lane the segment of its row of B that the accumulator
+// wants (all of it, or the part inside a column window), and then deals the concatenated segments out
+// G products per step, so that short rows of B (road, random, power-law leaves) still fill the lanes.
+//
+// Order: products are dealt in the order of A's row, then of B's row. In numeric mode a step's lanes
+// that hold the same column add in lane order, one rank per round, so every entry of C receives its
+// products in exactly the order of the serial Gustavson loop: the same bits on every run.
+#include <cstdint>
+
+#include "spgemm/cuda/spgemm_cuda_common.cuh"
+
+namespace spkit::cuda::binned {
+
+template <int G>
+__device__ __forceinline__ unsigned group_mask() {
+  if constexpr (G == 32) {
+    return 0xffffffffu;
+  } else {
+    return ((1u << G) - 1u) << ((threadIdx.x & 31) & ~(G - 1));
+  }
+}
+
+// What the window walk needs of entry e of A's row: its row of B (start, length) and that row's first
+// and last column, gathered once per windowed row so that each of the row's windows reads it in one
+// coalesced pass instead of three dependent loads per entry.
+struct WindowEntry {
+  std::int64_t start;
+  std::int32_t length, first, last, unused;
+};
+static_assert(sizeof(WindowEntry) == 24, "three 8-byte words per entry");
+
+// First position in col[lo, hi) holding a column >= c (hi when none).
+__device__ __forceinline__ std::int64_t lower_bound_col(const std::int32_t* col, std::int64_t lo, std::int64_t hi,
+                                                        std::int64_t c) {
+  while (lo < hi) {
+    const std::int64_t mid = lo + (hi - lo) / 2;
+    if (col[mid] < c) lo = mid + 1; else hi = mid;
+  }
+  return lo;
+}
+
+// Calls add(col, product) for every product of A's row [ab, ae) whose column lies in [c0, c1), in the
+// order described above; returns early (true) once stop() says so after a step (symbolic overflow).
+// kOrdered: same-column lanes of a step add one after another (numeric); otherwise all at once.
+// kClip: only the columns in [c0, c1), the rows of B described by entries[ab, ae) (windows);
+// otherwise all of them (entries unused).
+template <int G, class T, bool kNumeric, bool kOrdered, bool kClip, class Add, class Stop>
+__device__ __forceinline__ bool walk_products(std::int64_t ab, std::int64_t ae, std::int64_t c0, std::int64_t c1,
+                                              const CsrDeviceView<T>& a, const CsrDeviceView<T>& b,
+                                              const WindowEntry* entries, Add&& add, Stop&& stop) {
+  const int gl = static_cast<int>(threadIdx.x % G);
+  const unsigned gmask = group_mask<G>();
+  const unsigned lanes_below = (1u << (threadIdx.x & 31)) - 1u;
+  for (std::int64_t base = ab; base < ae; base += G) {
+    long long s = 0, len = 0;
+    T av{};
+    if (base + gl < ae) {
+      std::int64_t bs, be;
+      if constexpr (kClip) {
+        const WindowEntry en = entries[base + gl];
+        bs = en.start, be = en.start + en.length;
+        if (en.length > 0 && (en.first < c0 || en.last >= c1)) {
+          if (en.first >= c1 || en.last < c0) {
+            be = bs;
+          } else {
+            if (en.first < c0) bs = lower_bound_col(b.col_idx, bs, be, c0);
+            if (en.last >= c1) be = lower_bound_col(b.col_idx, bs, be, c1);
+          }
+        }
+      } else {
+        const std::int32_t j = a.col_idx[base + gl];
+        bs = b.row_ptr[j], be = b.row_ptr[j + 1];
+      }
+      s = bs, len = be - bs;
+      if constexpr (kNumeric) av = a.values[base + gl];
+    }
+    long long incl = len;  // inclusive scan of segment lengths over the group
+    for (int o = 1; o < G; o *= 2) {
+      const long long x = __shfl_up_sync(gmask, incl, o, G);
+      if (gl >= o) incl += x;
+    }
+    const long long total = __shfl_sync(gmask, incl, G - 1, G);
+    for (long long t0 = 0; t0 < total; t0 += G) {
+      const long long x = t0 + gl;
+      int owner = 0;  // the first lane whose inclusive sum exceeds x
+      for (int step = G / 2; step > 0; step /= 2) {
+        const long long at = __shfl_sync(gmask, incl, owner + step - 1, G);
+        if (at <= x) owner += step;
+      }
+      const long long owner_s = __shfl_sync(gmask, s, owner, G);
+      const long long owner_incl = __shfl_sync(gmask, incl, owner, G);
+      const long long owner_len = __shfl_sync(gmask, len, owner, G);
+      const T v = __shfl_sync(gmask, av, owner, G);
+      const bool valid = x < total;
+      std::int32_t col = -1;
+      T prod{};
+      if (valid) {
+        const long long q = owner_s + (x - (owner_incl - owner_len));
+        col = b.col_idx[q];
+        if constexpr (kNumeric) prod = v * b.values[q];
+      }
+      if constexpr (kOrdered) {
+        const unsigned same = __match_any_sync(gmask, valid ? col : -2 - gl);
+        const unsigned rank = __popc(same & lanes_below);
+        const unsigned rounds = __reduce_max_sync(gmask, valid ? rank : 0u);
+        for (unsigned r = 0; r <= rounds; ++r) {
+          if (valid && rank == r) add(col, prod);
+          __syncwarp(gmask);
+        }
+      } else {
+        if (valid) add(col, prod);
+      }
+      if (stop()) return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace spkit::cuda::binned

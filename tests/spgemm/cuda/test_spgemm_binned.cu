@@ -1,0 +1,198 @@
+// cuda.csr.binned on the cases that reach each of its paths: rows whose column counts straddle every
+// hash-bin boundary (wide column range) and the dense-window boundary (narrow range), a row tried in
+// the largest hash table that overflows into windows, rows with more products than the tried table
+// takes, rectangular A B, exact cancellation in both accumulators, 1x1 and empty shapes, R-MAT and
+// power-law graphs; every C checked against the fp64 reference, strictly sorted, free of zeros, and
+// bit-identical between two runs. (The registry-driven tests in test_spgemm_cuda.cu run it too.)
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "common/test_matrices.hpp"
+#include "spkit/device.hpp"
+#include "spkit/error.hpp"
+#include "spkit/gen.hpp"
+#include "spkit/spgemm.hpp"
+
+namespace spkit::test {
+namespace {
+
+const SpgemmKernelInfo& binned() {
+  const SpgemmKernelInfo* k = spgemm_registry().find("cuda.csr.binned");
+  if (!k) throw Error("cuda.csr.binned is not registered");
+  return *k;
+}
+
+// Runs the kernel twice; checks C against the reference, its structure, and that both runs agree bit for bit.
+template <class T>
+void check_product(const Csr<double>& a64, const Csr<double>& b64, const std::string& name, bool same = false) {
+  const Csr<T> a = csr_cast<T>(a64);
+  const Csr<T> b_own = csr_cast<T>(b64);
+  const Csr<T>& b = same ? a : b_own;
+  const std::string where = name + (sizeof(T) == 4 ? " (float)" : " (double)");
+  SpgemmOptions o;
+  o.keep_device_pool = true;
+  const SpgemmResult<T> r1 = binned().fn<T>()(a, b, o);
+  o.keep_device_pool = false;
+  const SpgemmResult<T> r2 = binned().fn<T>()(a, b, o);
+  const Csr<T>& c = r1.c;
+  const SpgemmCheck chk = check_spgemm(a, b, c, sizeof(T) == 4 ? 0x1p-24 : 0x1p-53);
+  EXPECT_TRUE(chk.ok) << where << ": " << chk.message << " (" << chk.pattern_mismatches << " mismatches)";
+  ASSERT_EQ(c.rows, a.rows) << where;
+  ASSERT_EQ(c.cols, b.cols) << where;
+  ASSERT_EQ(c.row_ptr.size(), static_cast<std::size_t>(a.rows + 1)) << where;
+  for (std::int64_t i = 0; i < c.rows; ++i)
+    for (std::int64_t p = c.row_ptr[i] + 1; p < c.row_ptr[i + 1]; ++p)
+      if (c.col_idx[p - 1] >= c.col_idx[p]) {
+        ADD_FAILURE() << where << ": row " << i << " not strictly increasing at " << p;
+        return;
+      }
+  for (std::int64_t p = 0; p < c.nnz(); ++p)
+    if (c.values[p] == T(0)) {
+      ADD_FAILURE() << where << ": stores an exact zero at " << p;
+      return;
+    }
+  EXPECT_EQ(r2.c.row_ptr, c.row_ptr) << where << ": second run differs";
+  EXPECT_EQ(r2.c.col_idx, c.col_idx) << where << ": second run differs";
+  ASSERT_EQ(r2.c.values.size(), c.values.size()) << where;
+  EXPECT_EQ(0, c.values.empty() ? 0 : std::memcmp(r2.c.values.data(), c.values.data(), c.values.size() * sizeof(T)))
+      << where << ": values of the second run differ (not deterministic)";
+}
+
+void check_both(const Csr<double>& a, const Csr<double>& b, const std::string& name, bool same = false) {
+  check_product<float>(a, b, name, same);
+  check_product<double>(a, b, name, same);
+}
+
+#define REQUIRE_GPU() \
+  if (gpu_count() == 0) GTEST_SKIP() << "no CUDA device on this machine: cuda.csr.binned compiled but not run"
+
+// Rows of A of these lengths times B with rows of 16 entries: products 16 x length, columns close to that
+// when B is wide, capped by B's columns when narrow (one window, up to 16 windows, more).
+// (Symbolic bins: column bound <= 16, 32, ..., 1,024; numeric: columns <= 24, 48, ..., 3,072.)
+std::vector<std::int64_t> sweep_lengths() {
+  return {0,  1,  2,  3,  4,  5,   6,   7,   8,   9,   12,  13,  16,  17,   24,   25,   32,  33,
+          48, 49, 64, 65, 96, 97, 128, 129, 192, 193, 194, 200, 256, 512, 1024, 1025, 2000, 6000};
+}
+
+TEST(CsrBinned, RowsOverEveryBinBoundaryWideRange) {
+  REQUIRE_GPU();
+  const std::vector<std::int64_t> len = sweep_lengths();
+  const std::int64_t inner = 7000;
+  const Csr<double> a = random_rows(static_cast<std::int64_t>(len.size()), inner, len, fresh_seed());
+  const Csr<double> b = random_rows(inner, 300'001, std::vector<std::int64_t>(inner, 16), fresh_seed());
+  check_both(a, b, "sweep_wide");
+}
+
+TEST(CsrBinned, RowsOverEveryBinBoundaryNarrowRange) {
+  REQUIRE_GPU();
+  const std::vector<std::int64_t> len = sweep_lengths();
+  const std::int64_t inner = 7000;
+  const Csr<double> a = random_rows(static_cast<std::int64_t>(len.size()), inner, len, fresh_seed());
+  for (std::int64_t cols : {100, 2047, 2048, 2049, 5000, 32768, 32769}) {
+    const Csr<double> b = random_rows(inner, cols, std::vector<std::int64_t>(inner, std::min<std::int64_t>(16, cols)),
+                                      fresh_seed());
+    check_both(a, b, "sweep_narrow_" + std::to_string(cols));
+  }
+}
+
+TEST(CsrBinned, ShortRowsOfBAndLongRowsOfB) {
+  REQUIRE_GPU();
+  for (std::int64_t blen : {1, 3, 12, 13, 40, 300}) {  // many rows of B per step of a group, or one over several
+    const std::int64_t inner = 3001;
+    std::vector<std::int64_t> len(997);
+    for (std::size_t i = 0; i < len.size(); ++i) len[i] = static_cast<std::int64_t>(i * 7 % 61);
+    const Csr<double> a = random_rows(static_cast<std::int64_t>(len.size()), inner, len, fresh_seed());
+    const Csr<double> b = random_rows(inner, 50'000, std::vector<std::int64_t>(inner, blen), fresh_seed());
+    check_both(a, b, "b_rows_of_" + std::to_string(blen));
+  }
+}
+
+TEST(CsrBinned, OneHugeRowAndRectangular) {
+  REQUIRE_GPU();
+  std::vector<std::int64_t> len(333, 5);
+  len[17] = 20'000;  // one row of A over most of B: ~400K products, windows across 100K columns
+  const Csr<double> a = random_rows(333, 20'000, len, fresh_seed());
+  const Csr<double> b = random_rows(20'000, 100'003, std::vector<std::int64_t>(20'000, 20), fresh_seed());
+  check_both(a, b, "huge_row_333x20000_times_20000x100003");
+  const Csr<double> t = random_rows(5, 3, {1, 0, 3, 2, 1}, fresh_seed());
+  const Csr<double> u = random_rows(3, 70'000, {5000, 0, 70'000}, fresh_seed());
+  check_both(t, u, "rectangular_5x3_times_3x70000");
+}
+
+// B's rows 2k and 2k+1 hold the same columns with opposite dyadic values and A's row is all ones: every
+// entry of C sums v - v + w - w ... in A's order, exactly zero, so C is empty. Wide B: hash bins; narrow
+// B: dense windows.
+TEST(CsrBinned, ExactCancellationIsDropped) {
+  REQUIRE_GPU();
+  for (std::int64_t cols : {600, 50'000}) {
+    const std::int64_t pairs = 200;
+    Csr<double> b = random_rows(2 * pairs, cols, std::vector<std::int64_t>(2 * pairs, 150), fresh_seed());
+    for (std::int64_t k = 0; k < pairs; ++k) {
+      const std::int64_t r0 = b.row_ptr[2 * k], r1 = b.row_ptr[2 * k + 1];
+      for (std::int64_t p = 0; p < 150; ++p) {
+        b.col_idx[r1 + p] = b.col_idx[r0 + p];
+        b.values[r0 + p] = 0.25 * static_cast<double>(1 + (p + k) % 4);
+        b.values[r1 + p] = -b.values[r0 + p];
+      }
+    }
+    for (const std::int64_t row_len : {std::int64_t{2}, std::int64_t{20}, 2 * pairs}) {
+      std::vector<std::vector<std::int32_t>> cols_of(3);
+      for (std::int32_t j = 0; j < row_len; ++j) cols_of[1].push_back(j);
+      Csr<double> a = random_csr(3, 2 * pairs, 1, cols_of);
+      for (double& v : a.values) v = 1.0;
+      for (int t = 0; t < 2; ++t) {
+        const std::string name = "cancel_" + std::to_string(cols) + "_" + std::to_string(row_len);
+        if (t == 0) {
+          const SpgemmResult<double> r = binned().run_f64(a, b, SpgemmOptions{});
+          EXPECT_EQ(r.c.nnz(), 0) << name;
+        } else {
+          const SpgemmResult<float> r = binned().run_f32(csr_cast<float>(a), csr_cast<float>(b), SpgemmOptions{});
+          EXPECT_EQ(r.c.nnz(), 0) << name << " (float)";
+        }
+      }
+    }
+  }
+}
+
+TEST(CsrBinned, TinyAndEmptyShapes) {
+  REQUIRE_GPU();
+  const Csr<double> one = random_rows(1, 1, {1}, fresh_seed());
+  check_both(one, one, "1x1", true);
+  const Csr<double> empty_rows = random_rows(9, 9, std::vector<std::int64_t>(9, 0), fresh_seed());
+  check_both(empty_rows, empty_rows, "9x9_no_entries", true);
+  Csr<double> zero;
+  zero.row_ptr = {0};
+  check_both(zero, zero, "0x0", true);
+  const Csr<double> a = random_rows(4, 6, {2, 0, 6, 1}, fresh_seed());
+  Csr<double> no_cols;
+  no_cols.rows = 6, no_cols.cols = 0, no_cols.row_ptr.assign(7, 0);
+  check_both(a, no_cols, "4x6_times_6x0");
+}
+
+TEST(CsrBinned, GraphsRmatAndPowerLaw) {
+  REQUIRE_GPU();
+  for (const char* family : {"rmat", "powerlaw", "random", "fem_mesh"}) {
+    GenOptions g;
+    g.family = family;
+    g.n = std::string(family) == "fem_mesh" ? 12 : 6000;
+    g.seed = fresh_seed();
+    if (std::string(family) == "fem_mesh") g.ordering = "random";
+    const Csr<double> m = generate(g);
+    check_both(m, m, std::string(family) + "_squared", true);
+  }
+}
+
+TEST(CsrBinned, RefusesUnsortedB) {
+  REQUIRE_GPU();
+  Csr<double> b = random_rows(3, 10, {3, 3, 3}, fresh_seed());
+  std::swap(b.col_idx[3], b.col_idx[4]);
+  const Csr<double> a = random_rows(2, 3, {2, 2}, fresh_seed());
+  EXPECT_THROW(binned().run_f64(a, b, SpgemmOptions{}), Error);
+}
+
+}  // namespace
+}  // namespace spkit::test
