@@ -297,6 +297,11 @@ constexpr double kGpuBmsparseMinBlockFill = 8.0;
 constexpr double kCpuBmsparseMinBlockFill = 24.0;
 // Mean row length of road-like matrices, on which cuda.csr.hash beats cusparseSpGEMM (1.14-1.31x).
 constexpr double kGpuHashMaxRowLength = 4.0;
+// Block-poor A with rows no longer than this many times the mean (meshes in any numbering, random
+// graphs): cuda.csr.binned first (H100/H200, fp64/fp32: fem_mesh P1 random ordering 2.0/2.4x
+// cusparseSpGEMM, random 8/row 1.09/0.99x); longer rows (power-law 0.27x, heavy hubs walk many column
+// windows) go to cusparseSpGEMM first (docs/perf/spgemm-gpu.md).
+constexpr double kGpuBinnedMaxRowSpread = 4.0;
 // Columns of B past which a dense accumulator per thread is wasteful: the hash accumulator instead.
 constexpr std::int64_t kCpuDenseMaxColumns = std::int64_t{1} << 24;
 

@@ -121,7 +121,7 @@ SpgemmSelection select_spgemm_kernel(const MatrixStats& a, std::int64_t b_cols, 
 // kernels in this build's registry; NotApplicable when there is none.
 std::vector<SpgemmSelection> spgemm_candidates(const MatrixStats& a, std::int64_t b_cols, Backend backend,
                                                Precision precision);
-// The statistics the SpGEMM selector reads (rows, cols, nnz, mean row length, non-zeros per 8x8 block),
+// The statistics the SpGEMM selector reads (rows, cols, nnz, mean and longest row, non-zeros per 8x8 block),
 // without the rest of compute_stats (so without a copy of a float matrix in double).
 template <class T>
 MatrixStats spgemm_selector_stats(const Csr<T>& a);

@@ -23,6 +23,7 @@ namespace {
 using tuning::spgemm::kCpuBmsparseMinBlockFill;
 using tuning::spgemm::kCpuDenseMaxColumns;
 using tuning::spgemm::kGpuBmsparseMinBlockFill;
+using tuning::spgemm::kGpuBinnedMaxRowSpread;
 using tuning::spgemm::kGpuHashMaxRowLength;
 
 std::string fmt(double v) {
@@ -52,16 +53,26 @@ std::vector<SpgemmSelection> spgemm_candidates(const MatrixStats& a, std::int64_
       add("cuda.csr.hash", fill + ", " + rows + " (<= " + fmt(kGpuHashMaxRowLength) + "): CSR hash SpGEMM");
       add("cuda.csr.binned", "");
       add("cuda.cusparse.spgemm", "");
+    } else if (static_cast<double>(a.row_nnz_max) <= kGpuBinnedMaxRowSpread * a.row_nnz_mean) {
+      // Block-poor with even rows (meshes in any numbering, random graphs): the binned CSR kernel.
+      add("cuda.csr.binned", fill + ", " + rows + ", longest " + std::to_string(a.row_nnz_max) +
+                                 ": block-poor, even rows: binned CSR SpGEMM");
+      add("cuda.cusparse.spgemm", "");
+      add("cuda.cusparse.spgemm_alg3", "");
+      add("cuda.csr.hash", "");
     } else {
-      // Block-poor with longer, irregular rows (power-law, random): the row-length-binned CSR kernel where
-      // this build has it, else cusparseSpGEMM, which was faster here than the hash and bmSparse kernels.
-      add("cuda.csr.binned", fill + ", " + rows + ": block-poor, irregular rows: binned CSR SpGEMM");
-      add("cuda.cusparse.spgemm", fill + ", " + rows + ": no spkit kernel is faster here, cusparseSpGEMM");
+      // Heavy rows (power-law, rmat): cusparseSpGEMM was the fastest measured; when it refuses (out of
+      // resources on rmat), its memory-bounded algorithm, then our kernels, which always compute C.
+      add("cuda.cusparse.spgemm", fill + ", " + rows + ", longest " + std::to_string(a.row_nnz_max) +
+                                      ": heavy rows, no spkit kernel is faster here: cusparseSpGEMM");
+      add("cuda.cusparse.spgemm_alg3", "");
+      add("cuda.csr.binned", "");
       add("cuda.csr.hash", "");
     }
     // Last resorts: cuSPARSE's memory-bounded algorithm, then bmSparse (slow on block-poor matrices, but
     // it computes C).
     add("cuda.cusparse.spgemm_alg3", "");
+    add("cuda.csr.binned", "");
     add("cuda.bmsparse.cc", "");
   } else {
     const bool wide = b_cols > kCpuDenseMaxColumns;
@@ -110,6 +121,7 @@ MatrixStats spgemm_selector_stats(const Csr<T>& a) {
   MatrixStats s;
   s.rows = a.rows, s.cols = a.cols, s.nnz = a.nnz();
   s.row_nnz_mean = a.rows > 0 ? static_cast<double>(s.nnz) / static_cast<double>(a.rows) : 0.0;
+  for (std::int64_t i = 0; i < a.rows; ++i) s.row_nnz_max = std::max(s.row_nnz_max, a.row_ptr[i + 1] - a.row_ptr[i]);
   // Distinct 8x8 blocks: per block row, the sorted, distinct block columns of its entries.
   const std::int64_t block_rows = (a.rows + 7) / 8;
   std::int64_t blocks = 0;

@@ -78,6 +78,7 @@ TEST(SpgemmRun, SelectorStatsMatchComputeStats) {
     EXPECT_NEAR(light.bm_nnz_per_block, full.bm_nnz_per_block, 1e-9) << m.name;
     EXPECT_NEAR(light.row_nnz_mean, full.row_nnz_mean, 1e-9) << m.name;
     EXPECT_EQ(light.bm_blocks, full.bm_blocks) << m.name;
+    EXPECT_EQ(light.row_nnz_max, full.row_nnz_max) << m.name;
   }
 }
 
