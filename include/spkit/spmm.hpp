@@ -68,6 +68,10 @@ struct SpmmKernelInfo {
   bool comparison = false;  // a vendor baseline (cuda.cusparse.*, ref.mkl.*)
   bool row_major = true;    // the layouts it handles; the others throw NotApplicable
   bool col_major = true;
+  // Leading dimensions (ldx, ldy and k at plan time) must be a multiple of this many bytes, and X and Y
+  // aligned to it; 0: any. cuSPARSE CSR_ALG3 reads X in 16-byte vectors. Planning or running with others
+  // throws NotApplicable.
+  int ld_multiple_bytes = 0;
   std::string description;  // one line, naming the algorithm or library
   SpmmPlanFactory<float> make_f32;
   SpmmPlanFactory<double> make_f64;

@@ -40,6 +40,7 @@ class CusparseSpmmPlan final : public CudaSpmmPlanBase<T> {
                                            CUSPARSE_INDEX_BASE_ZERO, spmm_data_type<T>()));
     const bool row = s.layout == DenseLayout::row_major;
     const std::int64_t ldx = row ? s.k : this->cols_, ldy = row ? s.k : this->rows_;
+    require_vector_alignment(ldx, ldy, nullptr, nullptr);
     DeviceBuffer<T> x0(static_cast<std::size_t>(this->cols_ * s.k), "cuSPARSE SpMM preprocess X");
     DeviceBuffer<T> y0(static_cast<std::size_t>(this->rows_ * s.k), "cuSPARSE SpMM preprocess Y");
     SPKIT_CUDA_CHECK(cudaMemset(x0.get(), 0, x0.bytes()));
@@ -55,6 +56,7 @@ class CusparseSpmmPlan final : public CudaSpmmPlanBase<T> {
   CusparseSpmmPlan& operator=(const CusparseSpmmPlan&) = delete;
 
   void run(T alpha, const T* x, std::int64_t ldx, T beta, T* y, std::int64_t ldy, Stream stream) override {
+    require_vector_alignment(ldx, ldy, x, y);
     const cudaStream_t s = cuda_stream(stream);
     if (this->trivial_run(beta, y, ldx, ldy, s)) return;
     if (ldx != ldx_ || ldy != ldy_) prepare(const_cast<T*>(x), ldx, y, ldy, s);
@@ -70,6 +72,20 @@ class CusparseSpmmPlan final : public CudaSpmmPlanBase<T> {
   }
 
  private:
+  // CSR_ALG3 reads X (and writes Y) in 16-byte vectors: other leading dimensions or addresses give
+  // misaligned accesses (compute-sanitizer), so they are refused rather than run.
+  static void require_vector_alignment(std::int64_t ldx, std::int64_t ldy, const void* x, const void* y) {
+    if constexpr (Alg == CUSPARSE_SPMM_CSR_ALG3) {
+      const auto aligned = [](std::int64_t ld) { return (ld * static_cast<std::int64_t>(sizeof(T))) % kAlg3Bytes == 0; };
+      const auto at = [](const void* p) { return reinterpret_cast<std::uintptr_t>(p) % kAlg3Bytes == 0; };
+      if (!aligned(ldx) || !aligned(ldy) || !at(x) || !at(y))
+        throw NotApplicable("cuSPARSE CSR_ALG3 reads 16-byte vectors: leading dimensions of X and Y (" +
+                            std::to_string(ldx) + ", " + std::to_string(ldy) + " elements of " +
+                            std::to_string(sizeof(T)) + " bytes) and their addresses must be multiples of 16 bytes");
+    }
+  }
+  static constexpr std::int64_t kAlg3Bytes = 16;
+
   // Dense descriptors for (ldx, ldy), workspace and preprocess, on `stream` (null: the default stream).
   void prepare(T* x, std::int64_t ldx, T* y, std::int64_t ldy, cudaStream_t stream) {
     destroy_dense();
@@ -112,8 +128,9 @@ using CusparseSpmmAlg2 = CusparseSpmmPlan<T, CUSPARSE_SPMM_CSR_ALG2>;
 template <class T>
 using CusparseSpmmAlg3 = CusparseSpmmPlan<T, CUSPARSE_SPMM_CSR_ALG3>;
 
-SpmmKernelInfo cusparse_info(const char* name, bool col_major, const char* description) {
+SpmmKernelInfo cusparse_info(const char* name, bool col_major, const char* description, int ld_multiple_bytes = 0) {
   SpmmKernelInfo k;
+  k.ld_multiple_bytes = ld_multiple_bytes;
   k.name = name;
   k.backend = Backend::cuda;
   k.comparison = true;
@@ -130,7 +147,8 @@ void register_cuda_cusparse_spmm(SpmmRegistry& reg) {
   add_spmm_kernel<CusparseSpmmAlg2>(
       reg, cusparse_info("cuda.cusparse.spmm_alg2", false, "cuSPARSE cusparseSpMM CSR_ALG2 + preprocess, row-major"));
   add_spmm_kernel<CusparseSpmmAlg3>(
-      reg, cusparse_info("cuda.cusparse.spmm_alg3", false, "cuSPARSE cusparseSpMM CSR_ALG3 + preprocess, row-major"));
+      reg, cusparse_info("cuda.cusparse.spmm_alg3", false, "cuSPARSE cusparseSpMM CSR_ALG3 + preprocess, row-major",
+                     16));
 }
 
 }  // namespace spkit::cuda
