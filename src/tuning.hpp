@@ -45,6 +45,11 @@ inline constexpr double kHybOmpCooEfficiency = 0.3;
 inline constexpr double kDiaSerialEfficiency = 0.5;
 inline constexpr double kDiaOmpEfficiency = 1.0;
 inline constexpr double kDiaOmpSymEfficiency = 0.87;
+// cpu.bsr.omp: the block size must store at most this many entries per non-zero (explicit zeros in the
+// blocks): at 1.25 a 3x3 float block moves (1.25 * 4 + 4/9) = 5.4 bytes per non-zero, still below CSR
+// with 16-bit columns (6), and its x reads are one per block column. Dense dof blocks have fill 1.00.
+inline constexpr double kCpuBsrMaxFill = 1.25;
+
 // Fixed cost per product of the CPU kernels' models, microseconds: fork-join (and merge-path carries)
 // kCpuForkJoinUs + kCpuPerThreadUs per thread; the DIA kernels' measured figures.
 inline constexpr double kCpuForkJoinUs = 2;
