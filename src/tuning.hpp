@@ -49,6 +49,10 @@ inline constexpr double kDiaOmpSymEfficiency = 0.87;
 // blocks): at 1.25 a 3x3 float block moves (1.25 * 4 + 4/9) = 5.4 bytes per non-zero, still below CSR
 // with 16-bit columns (6), and its x reads are one per block column. Dense dof blocks have fill 1.00.
 inline constexpr double kCpuBsrMaxFill = 1.25;
+// cpu.bsr.omp's cost model: fraction of the copy bandwidth over its own bytes. On the DRAM-resident
+// fem_mesh (36M non-zeros, 3x3 blocks) it moved its bytes at the rate of cpu.csr.omp.spkit and of MKL's
+// BSR (all three bandwidth-bound, dev box, docs/perf/spmv-cpu.md 2026-11-27), so the CSR figure.
+inline constexpr double kCpuBsrEfficiency = kCsrSpkitEfficiency;
 
 // Fixed cost per product of the CPU kernels' models, microseconds: fork-join (and merge-path carries)
 // kCpuForkJoinUs + kCpuPerThreadUs per thread; the DIA kernels' measured figures.

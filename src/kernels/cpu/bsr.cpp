@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "formats/bm_blocks.hpp"
 #include "kernels/cost_model.hpp"
 #include "kernels/cpu/bsr_block.hpp"
 #include "kernels/cpu/cpu_common.hpp"
@@ -23,35 +24,14 @@
 namespace spkit {
 namespace {
 
-// Block columns of block row `br` (rows br*b .. br*b+b-1), sorted, into `out`; `seen` is a marker per
-// block column (the last block row that met it).
-template <class T>
-void block_columns(const Csr<T>& a, int b, std::int64_t br, std::vector<std::int64_t>& seen,
-                   std::vector<std::int64_t>& out) {
-  out.clear();
-  const std::int64_t r1 = std::min(a.rows, (br + 1) * b);
-  for (std::int64_t i = br * b; i < r1; ++i)
-    for (std::int64_t k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k) {
-      const std::int64_t bc = a.col_idx[k] / b;
-      if (seen[bc] != br) seen[bc] = br, out.push_back(bc);
-    }
-  std::sort(out.begin(), out.end());
-}
-
-// Blocks per block row at block size b (parallel: one marker array per thread).
+// Blocks per block row at block size b.
 template <class T>
 std::vector<std::int64_t> blocks_per_row(const Csr<T>& a, int b, int threads) {
-  const std::int64_t block_rows = (a.rows + b - 1) / b, block_cols = (a.cols + b - 1) / b;
+  const std::int64_t block_rows = (a.rows + b - 1) / b;
   std::vector<std::int64_t> count(static_cast<std::size_t>(block_rows), 0);
-#pragma omp parallel num_threads(threads)
-  {
-    std::vector<std::int64_t> seen(static_cast<std::size_t>(block_cols), -1), cols;
-#pragma omp for schedule(dynamic, 256)
-    for (std::int64_t br = 0; br < block_rows; ++br) {
-      block_columns(a, b, br, seen, cols);
-      count[br] = static_cast<std::int64_t>(cols.size());
-    }
-  }
+#pragma omp parallel for num_threads(threads) schedule(dynamic, 256)
+  for (std::int64_t br = 0; br < block_rows; ++br)
+    detail::for_each_block(a, b, br, [&](std::int64_t, int, const std::int64_t*, const std::int64_t*) { ++count[br]; });
   return count;
 }
 
@@ -136,30 +116,20 @@ class BsrOmp : public CpuSpmvPlan<T> {
     // Each range filled by the thread that will read it (first touch), with the same assignment as run().
 #pragma omp parallel num_threads(threads_) reduction(&& : fits16)
     {
-      std::vector<std::int64_t> seen(static_cast<std::size_t>(block_cols_), -1), cols;
       const int nt = omp_get_num_threads();
       for (int r = omp_get_thread_num(); r < ranges; r += nt)
         for (std::int64_t br = cut_[r]; br < cut_[r + 1]; ++br) {
-          block_columns(a, b, br, seen, cols);
-          const std::int64_t k0 = bptr_[br];
-          T* v = val_.data() + k0 * b * b;
-          std::fill(v, v + static_cast<std::int64_t>(cols.size()) * b * b, T(0));
-          for (std::size_t j = 0; j < cols.size(); ++j) {
-            bcol[k0 + j] = static_cast<std::int32_t>(cols[j]);
-            const std::int64_t d = cols[j] - br;
+          std::int64_t k = bptr_[br];
+          detail::for_each_block(a, b, br, [&](std::int64_t bc, int nr, const std::int64_t* rb, const std::int64_t* re) {
+            T* v = val_.data() + k * b * b;
+            std::fill(v, v + b * b, T(0));
+            for (int q = 0; q < nr; ++q)
+              for (std::int64_t j = rb[q]; j < re[q]; ++j) v[q * b + (a.col_idx[j] - bc * b)] = a.values[j];
+            bcol[k++] = static_cast<std::int32_t>(bc);
+            const std::int64_t d = bc - br;
             fits16 = fits16 && d >= std::numeric_limits<std::int16_t>::min() &&
                      d <= std::numeric_limits<std::int16_t>::max();
-          }
-          // Scatter the entries: each row's columns are sorted, so a cursor walks the block list.
-          const std::int64_t r1 = std::min(rows_, (br + 1) * b);
-          for (std::int64_t i = br * b; i < r1; ++i) {
-            std::size_t j = 0;
-            for (std::int64_t k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k) {
-              const std::int64_t bc = a.col_idx[k] / b;
-              while (cols[j] != bc) ++j;
-              v[static_cast<std::int64_t>(j) * b * b + (i - br * b) * b + (a.col_idx[k] - bc * b)] += a.values[k];
-            }
-          }
+          });
         }
     }
     rel16_ = fits16;
@@ -223,6 +193,28 @@ class BsrOmp : public CpuSpmvPlan<T> {
   cpu::FirstTouchArray<std::int32_t> col32_;
 };
 
+// Cost model: the blocks of MatrixStats' block size, a 16-bit column each when the bandwidth keeps every
+// block within 2^15 block rows of the diagonal (else 32-bit), 64-bit block-row offsets, x and y.
+CostEstimate bsr_cost(const MatrixStats& s, Precision p, const PlanOptions& o) {
+  if (s.bsr_block == 0 || s.nnz == 0) return cost::not_applicable("no non-zeros");
+  if (s.bsr_fill > tuning::kCpuBsrMaxFill)
+    return cost::not_applicable(std::to_string(s.bsr_block) + "x" + std::to_string(s.bsr_block) +
+                                " blocks would store too many explicit zeros");
+  const int b = s.bsr_block;
+  const bool narrow = s.max_diag_distance / b + 1 < (1 << 15);
+  const std::uint64_t block_bytes =
+      static_cast<std::uint64_t>(s.bsr_blocks) * (static_cast<std::uint64_t>(b * b) * cost::value_bytes(p) + (narrow ? 2 : 4)) +
+      static_cast<std::uint64_t>((s.rows + b - 1) / b + 1) * 8;
+  CostEstimate e;
+  e.applicable = true;
+  e.bytes = block_bytes + cost::vector_bytes(s, p);
+  e.efficiency = tuning::kCpuBsrEfficiency;
+  e.launch_us = tuning::kCpuForkJoinUs + tuning::kCpuPerThreadUs * o.threads;
+  e.convert_bytes = cost::csr_bytes(s, p) + block_bytes;
+  e.note = std::to_string(b) + "x" + std::to_string(b) + " blocks, " + (narrow ? "16" : "32") + "-bit block columns";
+  return e;
+}
+
 }  // namespace
 
 void register_cpu_bsr_kernels(Registry& reg) {
@@ -233,6 +225,7 @@ void register_cpu_bsr_kernels(Registry& reg) {
   k.parallel = true;
   k.description = "OpenMP BSR: register-blocked dense 2x2/3x3/4x4 blocks (size detected at plan time), one "
                   "column index per block, 16-bit relative block columns when they fit";
+  k.cost = bsr_cost;
   add_kernel<BsrOmp>(reg, std::move(k));
 }
 
