@@ -1,15 +1,16 @@
 // CPU BSR kernel (cpu.bsr.omp): register-blocked SpMV over dense b x b blocks (b = 2, 3 or 4), for
 // matrices assembled from dense degree-of-freedom blocks (3-dof FEM, elasticity). One column index per
-// block instead of one per entry, and x read once per block column, so a 3 x 3 block moves 4 + 4/9 bytes
-// per float non-zero (with 16-bit block columns 4 + 2/9) against CSR's 8 (6 with 16-bit columns). The
-// block size is detected at plan time: the b whose aligned blocks move the fewest bytes, refused
-// (NotApplicable) where the blocks are not nearly full or would move more bytes than CSR.
+// block instead of one per entry, and x read once per block column: a 3 x 3 float block moves 4 + 4/9
+// bytes per non-zero with 32-bit block columns, about 4 + 2/9 with 16-bit deltas (MKL's BSR: 4 + 4/9),
+// against CSR's 8. The block size is detected at plan time: the b whose aligned blocks move the fewest
+// bytes, refused (NotApplicable) where the blocks are not nearly full or would move more than CSR.
 #include <omp.h>
 
 #include <algorithm>
 #include <cstdint>
 #include <limits>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "formats/bm_blocks.hpp"
@@ -49,21 +50,25 @@ class BsrOmp : public CpuSpmvPlan<T> {
 
   void run(T alpha, const T* x, T beta, T* y, Stream) override {
     cpu::with_epilogue(alpha, beta, [&](auto out) {
-      if (rel16_) dispatch(col16_.data(), x, y, out);
-      else dispatch(col32_.data(), x, y, out);
+      if (delta16_) dispatch<cpu::DeltaColumns>(x, y, out);
+      else dispatch<cpu::AbsoluteColumns>(x, y, out);
     });
   }
 
   std::uint64_t bytes_moved() const override {
-    return static_cast<std::uint64_t>(blocks_) * (static_cast<std::uint64_t>(b_ * b_) * sizeof(T) + (rel16_ ? 2 : 4)) +
-           static_cast<std::uint64_t>(block_rows_ + 1) * 8 + static_cast<std::uint64_t>(rows_ + cols_) * sizeof(T);
+    const std::uint64_t columns = delta16_ ? 2 * static_cast<std::uint64_t>(blocks_) + 4 * far_.size()
+                                           : 4 * static_cast<std::uint64_t>(blocks_);
+    return static_cast<std::uint64_t>(blocks_) * static_cast<std::uint64_t>(b_ * b_) * sizeof(T) + columns +
+           static_cast<std::uint64_t>(block_rows_ + 1) * 8 + ragged_end_.size() +
+           static_cast<std::uint64_t>(rows_ + cols_) * sizeof(T);
   }
   std::string detail() const override {
     char fill[32];
     std::snprintf(fill, sizeof fill, "%.2f", static_cast<double>(blocks_) * b_ * b_ / static_cast<double>(nnz_));
-    return std::to_string(b_) + "x" + std::to_string(b_) + " blocks, fill " + fill + ", " +
-           (rel16_ ? "16-bit relative" : "32-bit") + " block columns, " + std::to_string(cut_.size() - 1) +
-           " block-row ranges";
+    const std::string columns = delta16_ ? "16-bit delta block columns (" + std::to_string(far_.size()) + " escaped)"
+                                         : "32-bit block columns";
+    return std::to_string(b_) + "x" + std::to_string(b_) + " blocks, fill " + fill + ", " + columns + ", " +
+           std::to_string(cut_.size() - 1) + " block-row ranges";
   }
 
  private:
@@ -106,95 +111,128 @@ class BsrOmp : public CpuSpmvPlan<T> {
     for (std::int64_t br = 0; br < block_rows_; ++br) bptr_[br + 1] = bptr_[br] + count_[br];
     count_.clear();
     count_.shrink_to_fit();
-    // 16-bit block columns relative to the block row where every block lies within 2^15 block rows of
-    // the diagonal block (banded numbering: FEM meshes in a space-filling-curve order).
-    bool fits16 = true;
     cut_ = cpu::nnz_balanced_rows(bptr_, block_rows_, threads_);
     const int ranges = static_cast<int>(cut_.size()) - 1;
     val_ = cpu::FirstTouchArray<T>(static_cast<std::size_t>(blocks_) * b * b);
     std::vector<std::int32_t> bcol(static_cast<std::size_t>(blocks_));
+    std::vector<std::int64_t> escapes(static_cast<std::size_t>(ranges) + 1, 0);
+    if (cols_ % b != 0) ragged_end_.assign(static_cast<std::size_t>(block_rows_), 0);
     // Each range filled by the thread that will read it (first touch), with the same assignment as run().
-#pragma omp parallel num_threads(threads_) reduction(&& : fits16)
+#pragma omp parallel num_threads(threads_)
     {
       const int nt = omp_get_num_threads();
       for (int r = omp_get_thread_num(); r < ranges; r += nt)
         for (std::int64_t br = cut_[r]; br < cut_[r + 1]; ++br) {
-          std::int64_t k = bptr_[br];
+          std::int64_t k = bptr_[br], prev = cpu::DeltaColumns::row_start(br);
           detail::for_each_block(a, b, br, [&](std::int64_t bc, int nr, const std::int64_t* rb, const std::int64_t* re) {
             T* v = val_.data() + k * b * b;
             std::fill(v, v + b * b, T(0));
             for (int q = 0; q < nr; ++q)
               for (std::int64_t j = rb[q]; j < re[q]; ++j) v[q * b + (a.col_idx[j] - bc * b)] = a.values[j];
             bcol[k++] = static_cast<std::int32_t>(bc);
-            const std::int64_t d = bc - br;
-            fits16 = fits16 && d >= std::numeric_limits<std::int16_t>::min() &&
-                     d <= std::numeric_limits<std::int16_t>::max();
+            escapes[r + 1] += cpu::DeltaColumns::delta(prev, bc) == 0;
+            prev = bc;
           });
+          if (!ragged_end_.empty()) ragged_end_[br] = k > bptr_[br] && bcol[k - 1] == block_cols_ - 1;
         }
     }
-    rel16_ = fits16;
-    if (rel16_) col16_ = cpu::FirstTouchArray<std::int16_t>(static_cast<std::size_t>(blocks_));
-    else col32_ = cpu::FirstTouchArray<std::int32_t>(static_cast<std::size_t>(blocks_));
+    for (int r = 0; r < ranges; ++r) escapes[r + 1] += escapes[r];
+    // 16-bit deltas pay while fewer than half the blocks escape to a 32-bit column (2 + 4 bytes each).
+    delta16_ = 2 * escapes[ranges] < blocks_;
+    if (delta16_) {
+      col16_ = cpu::FirstTouchArray<std::uint16_t>(static_cast<std::size_t>(blocks_));
+      far_ = cpu::FirstTouchArray<std::int32_t>(static_cast<std::size_t>(escapes[ranges]));
+      far_begin_ = escapes;
+    } else {
+      col32_ = cpu::FirstTouchArray<std::int32_t>(static_cast<std::size_t>(blocks_));
+    }
 #pragma omp parallel num_threads(threads_)
     {
       const int nt = omp_get_num_threads();
-      for (int r = omp_get_thread_num(); r < ranges; r += nt)
-        for (std::int64_t br = cut_[r]; br < cut_[r + 1]; ++br)
+      for (int r = omp_get_thread_num(); r < ranges; r += nt) {
+        std::int64_t f = delta16_ ? far_begin_[r] : 0;
+        for (std::int64_t br = cut_[r]; br < cut_[r + 1]; ++br) {
+          std::int64_t prev = cpu::DeltaColumns::row_start(br);
           for (std::int64_t k = bptr_[br]; k < bptr_[br + 1]; ++k) {
-            if (rel16_) col16_[k] = static_cast<std::int16_t>(bcol[k] - br);
-            else col32_[k] = bcol[k];
+            if (!delta16_) {
+              col32_[k] = bcol[k];
+              continue;
+            }
+            const std::uint16_t d = cpu::DeltaColumns::delta(prev, bcol[k]);
+            col16_[k] = d;
+            if (d == 0) far_[f++] = bcol[k];
+            prev = bcol[k];
           }
+        }
+      }
     }
   }
 
-  template <class Col, class Out>
-  void dispatch(const Col* col, const T* x, T* y, Out out) {
+  template <class Columns, class Out>
+  void dispatch(const T* x, T* y, Out out) {
     switch (b_) {
-      case 2: run_with<2>(col, x, y, out); break;
-      case 3: run_with<3>(col, x, y, out); break;
-      default: run_with<4>(col, x, y, out); break;
+      case 2: run_with<2, Columns>(x, y, out); break;
+      case 3: run_with<3, Columns>(x, y, out); break;
+      default: run_with<4, Columns>(x, y, out); break;
     }
   }
 
-  template <int B, class Col, class Out>
-  void run_with(const Col* __restrict col, const T* __restrict x, T* __restrict y, Out out) {
+  template <int B, class Columns, class Out>
+  void run_with(const T* __restrict x, T* __restrict y, Out out) {
     const std::int64_t* __restrict bptr = bptr_.data();
     const T* __restrict val = val_.data();
     const int ranges = static_cast<int>(cut_.size()) - 1;
     // A last block column past the matrix (cols not a multiple of B) must not read x beyond cols.
-    const std::int64_t ragged_bc = cols_ % B != 0 ? block_cols_ - 1 : -1;
+    const std::int64_t ragged_bc = block_cols_ - 1;
     const int ragged_width = static_cast<int>(cols_ % B);
 #pragma omp parallel num_threads(threads_)
     {
       const int nt = omp_get_num_threads();
-      for (int r = omp_get_thread_num(); r < ranges; r += nt)
+      for (int r = omp_get_thread_num(); r < ranges; r += nt) {
+        Columns columns = make_columns<Columns>(r);
         for (std::int64_t br = cut_[r]; br < cut_[r + 1]; ++br) {
-          const std::int64_t base = sizeof(Col) == 2 ? br : 0;
           std::int64_t k = bptr[br], e = bptr[br + 1];
-          const bool ragged = e > k && base + col[e - 1] == ragged_bc;
+          const bool ragged = !ragged_end_.empty() && ragged_end_[br];
           if (ragged) --e;
+          columns.start_row(br);
           cpu::BlockSums<T, B> sums;
-          cpu::bsr_block_row(sums, val, col, k, e, base, x);  // the AVX-512 overload where there is one
-          if (ragged) sums.add_clipped(val + e * B * B, x + ragged_bc * B, ragged_width);
+          cpu::bsr_block_row(sums, val, columns, k, e, x);  // the AVX-512 overload where there is one
+          if (ragged) {
+            columns(e);  // its column is the last block column; the decoder moves past it
+            sums.add_clipped(val + e * B * B, x + ragged_bc * B, ragged_width);
+          }
           const int nr = static_cast<int>(std::min<std::int64_t>(B, rows_ - br * B));
           for (int q = 0; q < nr; ++q) out.write(y[br * B + q], sums.row(q));
         }
+      }
     }
+  }
+
+  template <class Columns>
+  Columns make_columns(int range) const {
+    if constexpr (std::is_same_v<Columns, cpu::DeltaColumns>)
+      return cpu::DeltaColumns{col16_.data(), far_.data() + far_begin_[range]};
+    else
+      return cpu::AbsoluteColumns{col32_.data()};
   }
 
   int threads_;
   std::int64_t rows_, cols_, nnz_;
   int b_ = 0;
   std::int64_t blocks_ = 0, block_rows_ = 0, block_cols_ = 0;
-  bool rel16_ = false;
+  bool delta16_ = false;
   std::vector<std::int64_t> count_, bptr_, cut_;
-  cpu::FirstTouchArray<T> val_;  // blocks in block-row order, each row-major
-  cpu::FirstTouchArray<std::int16_t> col16_;
-  cpu::FirstTouchArray<std::int32_t> col32_;
+  std::vector<std::int64_t> far_begin_;  // per range: its first escaped column in far_
+  std::vector<char> ragged_end_;         // per block row, when cols % b != 0: its last block is the ragged one
+  cpu::FirstTouchArray<T> val_;          // blocks in block-row order, each row-major
+  cpu::FirstTouchArray<std::uint16_t> col16_;
+  cpu::FirstTouchArray<std::int32_t> col32_, far_;
 };
 
 // Cost model: the blocks of MatrixStats' block size, a 16-bit column each when the bandwidth keeps every
-// block within 2^15 block rows of the diagonal (else 32-bit), 64-bit block-row offsets, x and y.
+// block within 2^15 block rows of the diagonal (no escapes), else 32-bit (the statistics do not count
+// escapes: a far-reaching mesh is costed at 32 bits even where its deltas mostly fit), block-row offsets,
+// x and y.
 CostEstimate bsr_cost(const MatrixStats& s, Precision p, const PlanOptions& o) {
   if (s.bsr_block == 0 || s.nnz == 0) return cost::not_applicable("no non-zeros");
   if (s.bsr_fill > tuning::kCpuBsrMaxFill)

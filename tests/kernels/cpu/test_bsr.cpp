@@ -1,5 +1,6 @@
 // CPU BSR kernel (cpu.bsr.omp): the block size it detects, ragged last block rows and columns, empty
-// block rows, one huge block row, 16- and 32-bit block columns, alpha/beta, and the matrices it refuses.
+// block rows, one huge block row, 16-bit delta block columns with their 32-bit escapes and plain 32-bit
+// columns, alpha/beta, and the matrices it refuses.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -127,15 +128,33 @@ TEST(CpuBsrKernel, EmptyBlockRowsAndOneHugeBlockRow) {
   }
 }
 
-TEST(CpuBsrKernel, SixteenAndThirtyTwoBitBlockColumns) {
-  const std::int64_t nb = 40000;  // block columns: a block 40000 block columns off the diagonal needs 32 bits
+TEST(CpuBsrKernel, SixteenBitDeltasEscapesAndThirtyTwoBitBlockColumns) {
+  const std::int64_t nb = 40000;  // block rows and columns
   auto near = tridiagonal_blocks(nb, nb);
-  EXPECT_NE(detail_of(block_matrix(3 * nb, 3 * nb, 3, near, 9), 2).find("16-bit relative"), std::string::npos);
+  EXPECT_NE(detail_of(block_matrix(3 * nb, 3 * nb, 3, near, 9), 2).find("16-bit delta block columns (0 escaped)"),
+            std::string::npos);
+  // Block row nb - 1 starts at block column 0, 39999 block columns left of its diagonal: its first column
+  // escapes to 32 bits; block row 0's jump from column 1 to nb - 1 still fits a 16-bit delta.
   near.emplace_back(0, nb - 1);
   near.emplace_back(nb - 1, 0);
   const Csr<double> far = block_matrix(3 * nb, 3 * nb, 3, near, 10);
-  EXPECT_NE(detail_of(far, 2).find("32-bit block columns"), std::string::npos);
-  expect_alpha_beta<float>(far, 2);
+  EXPECT_NE(detail_of(far, 2).find("16-bit delta block columns (1 escaped)"), std::string::npos);
+  expect_alpha_beta<float>(far, 3);
+  // Every block row ends in the ragged last block column 69999, 65535+ block columns away for the first
+  // 4465 block rows: escaped ragged blocks, the decoder must step past them.
+  std::vector<std::pair<std::int64_t, std::int64_t>> ragged;
+  for (std::int64_t br = 0; br < 1000; ++br) ragged.insert(ragged.end(), {{br, br}, {br, br + 1}, {br, 69999}});
+  const Csr<double> r = block_matrix(2000, 2 * 70000 - 1, 2, ragged, 11);
+  EXPECT_NE(detail_of(r, 3).find("16-bit delta block columns (1000 escaped)"), std::string::npos);
+  expect_alpha_beta<double>(r, 1);
+  expect_alpha_beta<float>(r, 3);
+  // One 2x2 block per block row at a random block column of 200000: most escape, so 32-bit columns.
+  std::mt19937_64 rng(12);
+  std::vector<std::pair<std::int64_t, std::int64_t>> scattered;
+  for (std::int64_t br = 0; br < 200000; ++br) scattered.emplace_back(br, static_cast<std::int64_t>(rng() % 200000));
+  const Csr<double> s = block_matrix(400000, 400000, 2, scattered, 13);
+  EXPECT_NE(detail_of(s, 2).find("32-bit block columns"), std::string::npos);
+  expect_alpha_beta<float>(s, 2);
 }
 
 TEST(CpuBsrKernel, RefusesMatricesWithoutDenseBlocks) {
@@ -158,7 +177,7 @@ TEST(CpuBsrKernel, RefusesMatricesWithoutDenseBlocks) {
 }
 
 TEST(CpuBsrKernel, BytesMovedCountsBlocksOnce) {
-  // 2 block rows of 3x3 blocks, 3 blocks, 16-bit columns: 27 values, 3 indices, 3 block-row offsets, x, y.
+  // 2 block rows of 3x3 blocks, 3 blocks, 16-bit deltas: 27 values, 3 deltas, 3 block-row offsets, x, y.
   const Csr<double> a = block_matrix(6, 6, 3, {{0, 0}, {0, 1}, {1, 1}}, 13);
   PlanOptions po;
   auto p = registry().find(kBsr)->make_f64(a, po);
