@@ -50,9 +50,9 @@ inline constexpr double kDiaOmpSymEfficiency = 0.87;
 // with 16-bit columns (6), and its x reads are one per block column. Dense dof blocks have fill 1.00.
 inline constexpr double kCpuBsrMaxFill = 1.25;
 // cpu.bsr.omp's cost model: fraction of the copy bandwidth over its own bytes. On the DRAM-resident
-// fem_mesh (36M non-zeros, 3x3 blocks) it moved its bytes at the rate of cpu.csr.omp.spkit and of MKL's
-// BSR (all three bandwidth-bound, dev box, docs/perf/spmv-cpu.md 2026-11-27), so the CSR figure.
-inline constexpr double kCpuBsrEfficiency = kCsrSpkitEfficiency;
+// fem_mesh (36M non-zeros, 3x3 blocks, dev box, 2026-11-27, docs/perf/spmv-cpu.md) it moved its own bytes
+// at 0.77x (1 thread) and 0.84x (2 threads) the rate of cpu.csr.omp.spkit: 0.8x the CSR figure.
+inline constexpr double kCpuBsrEfficiency = 0.8 * kCsrSpkitEfficiency;
 
 // Fixed cost per product of the CPU kernels' models, microseconds: fork-join (and merge-path carries)
 // kCpuForkJoinUs + kCpuPerThreadUs per thread; the DIA kernels' measured figures.

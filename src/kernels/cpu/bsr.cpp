@@ -258,7 +258,7 @@ CostEstimate bsr_cost(const MatrixStats& s, Precision p, const PlanOptions& o) {
 void register_cpu_bsr_kernels(Registry& reg) {
   KernelInfo k;
   k.name = "cpu.bsr.omp";
-  k.format = Format::csr;
+  k.format = Format::bsr;
   k.backend = Backend::cpu;
   k.parallel = true;
   k.description = "OpenMP BSR: register-blocked dense 2x2/3x3/4x4 blocks (size detected at plan time), one "
