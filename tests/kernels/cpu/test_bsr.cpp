@@ -28,30 +28,16 @@ constexpr const char *kBsr = "cpu.bsr.omp";
 // block row and column may be ragged).
 Csr<double>
 block_matrix(std::int64_t rows, std::int64_t cols, int b,
-             std::vector<std::pair<std::int64_t, std::int64_t>> blocks,
+             const std::vector<std::pair<std::int64_t, std::int64_t>> &blocks,
              std::uint64_t seed) {
-  std::sort(blocks.begin(), blocks.end());
-  std::mt19937_64 rng(seed);
-  std::uniform_real_distribution<double> value(-1, 1);
-  Csr<double> a;
-  a.rows = rows;
-  a.cols = cols;
-  a.row_ptr.assign(static_cast<std::size_t>(rows) + 1, 0);
-  for (std::int64_t i = 0; i < rows; ++i) {
-    const std::int64_t br = i / b;
-    auto it = std::lower_bound(blocks.begin(), blocks.end(),
-                               std::make_pair(br, std::int64_t{-1}));
-    for (; it != blocks.end() && it->first == br; ++it)
-      for (int c = 0; c < b; ++c) {
-        const std::int64_t j = it->second * b + c;
-        if (j >= cols)
-          break;
-        a.col_idx.push_back(static_cast<std::int32_t>(j));
-        a.values.push_back(value(rng));
-      }
-    a.row_ptr[i + 1] = static_cast<std::int64_t>(a.col_idx.size());
-  }
-  return a;
+  std::vector<std::vector<std::int32_t>> row_columns(
+      static_cast<std::size_t>(rows));
+  for (const auto &[br, bc] : blocks)
+    for (std::int64_t i = br * b; i < std::min(rows, (br + 1) * b); ++i)
+      for (std::int64_t j = bc * b; j < std::min(cols, (bc + 1) * b); ++j)
+        row_columns[static_cast<std::size_t>(i)].push_back(
+            static_cast<std::int32_t>(j));
+  return random_csr(rows, cols, seed, row_columns);
 }
 
 // Block tridiagonal: blocks (br, br - 1), (br, br), (br, br + 1) inside
