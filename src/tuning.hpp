@@ -45,6 +45,15 @@ inline constexpr double kHybOmpCooEfficiency = 0.3;
 inline constexpr double kDiaSerialEfficiency = 0.5;
 inline constexpr double kDiaOmpEfficiency = 1.0;
 inline constexpr double kDiaOmpSymEfficiency = 0.87;
+// cpu.bsr.omp: the block size must store at most this many entries per non-zero (explicit zeros in the
+// blocks): at 1.25 a 3x3 float block moves (1.25 * 4 + 4/9) = 5.4 bytes per non-zero, still below CSR
+// with 16-bit columns (6), and its x reads are one per block column. Dense dof blocks have fill 1.00.
+inline constexpr double kCpuBsrMaxFill = 1.25;
+// cpu.bsr.omp's cost model: fraction of the copy bandwidth over its own bytes. On the DRAM-resident
+// fem_mesh (36M non-zeros, 3x3 blocks, dev box, 2026-11-27, docs/perf/spmv-cpu.md) it moved its own bytes
+// at 0.77x (1 thread) and 0.84x (2 threads) the rate of cpu.csr.omp.spkit: 0.8x the CSR figure.
+inline constexpr double kCpuBsrEfficiency = 0.8 * kCsrSpkitEfficiency;
+
 // Fixed cost per product of the CPU kernels' models, microseconds: fork-join (and merge-path carries)
 // kCpuForkJoinUs + kCpuPerThreadUs per thread; the DIA kernels' measured figures.
 inline constexpr double kCpuForkJoinUs = 2;

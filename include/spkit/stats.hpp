@@ -34,6 +34,11 @@ struct MatrixStats {
   std::int64_t bm_blocks = 0;
   double bm_nnz_per_block = 0;
   std::array<std::int64_t, 65> bm_block_histogram{};  // [k] = blocks with k non-zeros (k = 1..64)
+  // Dense dof blocks: the b in 2..4 whose aligned b x b blocks move the fewest bytes, their count, and
+  // the entries they store per non-zero (1.00: every block full, as in 3-dof FEM). cpu.bsr.omp's model.
+  int bsr_block = 0;
+  std::int64_t bsr_blocks = 0;
+  double bsr_fill = 0;
   // SELL-C-sigma at C = 32, sigma = kSellDefaultSigma (formats/sell.hpp): padded slots / nnz - 1, and the
   // share of the slots in slices whose column deltas fit 16 bits (what cuda.sell.delta16 compresses)
   double sell_padding_ratio = 0;

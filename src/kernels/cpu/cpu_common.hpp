@@ -68,6 +68,19 @@ struct Epilogue {
     else if constexpr (Kind == EpilogueKind::scale) yi = alpha * sum;
     else yi = alpha * sum + beta * yi;
   }
+  // The same on a vector V of consecutive rows starting at yp (V: a GCC vector of T, simd_vec.hpp).
+  template <class V>
+  void write_vec(T* yp, V sum) const {
+    V out;
+    if constexpr (Kind == EpilogueKind::assign) out = sum;
+    else if constexpr (Kind == EpilogueKind::scale) out = alpha * sum;
+    else {
+      V old;
+      std::memcpy(&old, yp, sizeof old);
+      out = alpha * sum + beta * old;
+    }
+    std::memcpy(yp, &out, sizeof out);
+  }
 };
 
 // Calls body(Epilogue<T, kind>) with the kind alpha and beta ask for: the row loop inside `body` (a

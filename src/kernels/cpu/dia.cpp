@@ -9,6 +9,7 @@
 #include <string>
 
 #include "kernels/cpu/cpu_common.hpp"
+#include "kernels/cpu/simd_vec.hpp"
 #include "spkit/error.hpp"
 #include "spkit/formats/dia.hpp"
 #include "spkit/kernel.hpp"
@@ -115,18 +116,22 @@ class DiaOmp : public CpuSpmvPlan<T> {
     }
     const std::int64_t* offs = offs_.data();
     const T* __restrict val = val_.data();
+    using V = cpu::vec64_t<T>;
+    constexpr int kLanes = cpu::Vec64<T>::lanes, kVecs = kTileRows / kLanes;
 #pragma omp parallel for num_threads(threads_) schedule(static)
     for (std::int64_t t = 0; t < tiles_; ++t) {
       const std::int64_t r0 = t * kTileRows, n = std::min(kTileRows, rows - r0);
       if (n == kTileRows && r0 + offs[0] >= 0 && r0 + kTileRows - 1 + offs[nd - 1] < cols) {
-        T sum[kTileRows] = {};
-        for (std::int64_t d = 0; d < nd; ++d) {
-          const T* __restrict v = val + (t * nd + d) * kTileRows;
+        // The tile's sums in kVecs registers; per diagonal one contiguous load of values and of x each.
+        V acc[kVecs] = {};
+        const T* __restrict v = val + t * nd * kTileRows;
+        for (std::int64_t d = 0; d < nd; ++d, v += kTileRows) {
           const T* __restrict xs = x + (r0 + offs[d]);
-#pragma omp simd
-          for (int q = 0; q < kTileRows; ++q) sum[q] += v[q] * xs[q];
+#pragma GCC unroll 8
+          for (int j = 0; j < kVecs; ++j) acc[j] += cpu::load64(v + j * kLanes) * cpu::load64(xs + j * kLanes);
         }
-        for (int q = 0; q < kTileRows; ++q) out.write(y[r0 + q], sum[q]);
+#pragma GCC unroll 8
+        for (int j = 0; j < kVecs; ++j) out.write_vec(y + r0 + j * kLanes, acc[j]);
         continue;
       }
       alignas(64) T acc[kTileRows];
@@ -198,30 +203,40 @@ class DiaOmpSym : public CpuSpmvPlan<T> {
     const bool has_main = offs[0] == 0;  // a symmetric matrix may have no main diagonal
     const std::int64_t h0 = has_main ? 1 : 0;
     const T* __restrict val = val_.data();
+    using V = cpu::vec64_t<T>;
+    constexpr int kLanes = cpu::Vec64<T>::lanes, kVecs = kTileRows / kLanes;
 #pragma omp parallel for num_threads(threads_) schedule(static)
     for (std::int64_t t = 0; t < tiles_; ++t) {
       const std::int64_t r0 = t * kTileRows, n = std::min(kTileRows, rows - r0);
-      alignas(64) T acc[kTileRows];
       if (n == kTileRows && r0 - reach >= 0 && r0 + kTileRows - 1 + reach < rows) {
-        // Interior tile: every diagonal in range for every row, no bounds.
-#pragma omp simd
-        for (int q = 0; q < kTileRows; ++q) acc[q] = has_main ? val[r0 + q] * x[r0 + q] : T(0);
+        // Interior tile: every diagonal in range for every row, no bounds; the sums stay in registers.
+        V sum[kVecs];
+#pragma GCC unroll 8
+        for (int j = 0; j < kVecs; ++j)
+          sum[j] = has_main ? cpu::load64(val + r0 + j * kLanes) * cpu::load64(x + r0 + j * kLanes) : V{};
         for (std::int64_t h = h0; h < nh; ++h) {
           const std::int64_t d = offs[h];
-          const T* __restrict v = val + h * rows;
-#pragma omp simd
-          for (int q = 0; q < kTileRows; ++q) acc[q] += v[r0 + q] * x[r0 + q + d] + v[r0 + q - d] * x[r0 + q - d];
+          const T* __restrict v = val + h * rows + r0;
+          const T* __restrict xr = x + r0;
+#pragma GCC unroll 8
+          for (int j = 0; j < kVecs; ++j) {
+            const std::int64_t q = j * kLanes;
+            sum[j] += cpu::load64(v + q) * cpu::load64(xr + q + d) + cpu::load64(v + q - d) * cpu::load64(xr + q - d);
+          }
         }
-      } else {
-        for (std::int64_t r = 0; r < n; ++r) acc[r] = has_main ? val[r0 + r] * x[r0 + r] : T(0);
-        for (std::int64_t h = h0; h < nh; ++h) {
-          const std::int64_t d = offs[h];
-          const T* __restrict v = val + h * rows;
-          const std::int64_t upper_end = std::min(n, rows - d - r0);  // rows with column r + d inside
-          for (std::int64_t r = 0; r < upper_end; ++r) acc[r] += v[r0 + r] * x[r0 + r + d];
-          for (std::int64_t r = std::max<std::int64_t>(0, d - r0); r < n; ++r)  // rows with r - d >= 0
-            acc[r] += v[r0 + r - d] * x[r0 + r - d];
-        }
+#pragma GCC unroll 8
+        for (int j = 0; j < kVecs; ++j) out.write_vec(y + r0 + j * kLanes, sum[j]);
+        continue;
+      }
+      alignas(64) T acc[kTileRows];
+      for (std::int64_t r = 0; r < n; ++r) acc[r] = has_main ? val[r0 + r] * x[r0 + r] : T(0);
+      for (std::int64_t h = h0; h < nh; ++h) {
+        const std::int64_t d = offs[h];
+        const T* __restrict v = val + h * rows;
+        const std::int64_t upper_end = std::min(n, rows - d - r0);  // rows with column r + d inside
+        for (std::int64_t r = 0; r < upper_end; ++r) acc[r] += v[r0 + r] * x[r0 + r + d];
+        for (std::int64_t r = std::max<std::int64_t>(0, d - r0); r < n; ++r)  // rows with r - d >= 0
+          acc[r] += v[r0 + r - d] * x[r0 + r - d];
       }
       for (std::int64_t r = 0; r < n; ++r) out.write(y[r0 + r], acc[r]);
     }
