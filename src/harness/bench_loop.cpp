@@ -390,6 +390,9 @@ SuiteRun run_suite(const SuiteRunOptions& opts, BenchResults header) {
       // expected products justify it (plan_auto).
       o.ordering = "auto";
       o.tuning = "auto";
+      // The bench's auto rows tune within half a second each (a Plan's default cap is 2 s): the suite has
+      // dozens of auto rows and must stay a few minutes long.
+      o.tuning_budget_ms = 500;
       run_cells(o, true);
     }
     if (opts.spgemm && !run.interrupted) {
