@@ -13,6 +13,7 @@
 // the matrix must have nnz, rows, cols < 2^31; beyond that the plan throws TooLarge. (MKL's _64
 // entry points would take it, at the cost of 64-bit column indices: 4 more bytes per non-zero,
 // which would make the comparison with our 32-bit-column CSR unfair anyway.)
+#include "kernels/ref/mkl_layers.hpp"
 #include <mkl.h>
 #include <mkl_spblas.h>
 
@@ -332,12 +333,7 @@ class MklBsrPlan final : public MklPlanBase<T> {
 }  // namespace
 
 void register_ref_mkl_kernels(Registry& reg) {
-  // libmkl_rt picks its threading layer at the first call: choose GNU OpenMP, the runtime spkit
-  // itself uses, so that MKL's threads and ours never oversubscribe the cores; LP64 indices.
-#ifndef SPKIT_MKL_STATIC  // static MKL has its layers fixed at link time (gf_lp64, gnu_thread)
-  mkl_set_threading_layer(MKL_THREADING_GNU);
-  mkl_set_interface_layer(MKL_INTERFACE_LP64);
-#endif
+  ref::select_mkl_layers();  // before MKL's first call
   {
     KernelInfo k;
     k.name = "ref.mkl.csr";

@@ -12,6 +12,7 @@
 //             kernel does): reported but not in the total, since an MKL user would not pay it.
 // The int64 -> MKL_INT copy of the row pointers and column indices (MKL's LP64 interface) is the
 // stage "convert", outside the product time, as the SpMV comparison does it at plan time.
+#include "kernels/ref/mkl_layers.hpp"
 #include <mkl.h>
 #include <mkl_spblas.h>
 
@@ -166,12 +167,7 @@ SpgemmResult<T> mkl_sp2m(const Csr<T>& a, const Csr<T>& b, const SpgemmOptions& 
 }  // namespace
 
 void register_ref_mkl_spgemm(SpgemmRegistry& reg) {
-  // As for the SpMV comparison: GNU OpenMP threading (spkit's own runtime), LP64 indices, chosen
-  // before the first MKL call (harmless when register_ref_mkl_kernels already did it).
-#ifndef SPKIT_MKL_STATIC  // static MKL has its layers fixed at link time (gf_lp64, gnu_thread)
-  mkl_set_threading_layer(MKL_THREADING_GNU);
-  mkl_set_interface_layer(MKL_INTERFACE_LP64);
-#endif
+  ref::select_mkl_layers();  // before MKL's first call
   const auto add = [&reg](const char* name, const char* description, SpgemmFn<float> f32, SpgemmFn<double> f64) {
     SpgemmKernelInfo k;
     k.name = name;

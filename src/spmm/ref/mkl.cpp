@@ -4,6 +4,7 @@
 // optimize_ms); run() is one mkl_sparse_?_mm, which takes alpha, beta and both leading dimensions itself.
 // Zero-based CSR takes row- and column-major dense matrices for the non-transposed general product.
 // LP64 interface (32-bit MKL_INT), as ref.mkl.csr: larger matrices and leading dimensions are refused.
+#include "kernels/ref/mkl_layers.hpp"
 #include <mkl.h>
 #include <mkl_spblas.h>
 
@@ -113,9 +114,7 @@ class MklSpmmPlan final : public SpmmPlan<T> {
 }  // namespace
 
 void register_ref_mkl_spmm(SpmmRegistry& reg) {
-  // As register_ref_mkl_kernels: GNU OpenMP threading (spkit's runtime) and LP64, set before MKL's first call.
-  mkl_set_threading_layer(MKL_THREADING_GNU);
-  mkl_set_interface_layer(MKL_INTERFACE_LP64);
+  ref::select_mkl_layers();  // before MKL's first call
   SpmmKernelInfo k;
   k.name = "ref.mkl.spmm";
   k.parallel = true;
