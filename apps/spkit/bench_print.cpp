@@ -67,6 +67,17 @@ std::vector<AutoComparison> compare_auto(const BenchResults& r) {
   return out;
 }
 
+// What a row of spkit's owes its speed to, for the headline: "symmetry" (a kernel that stores half of a
+// symmetric matrix), "numbering" (diagonal formats, which exist only because the matrix is numbered along
+// a grid, or a plan that renumbered it), else "kernel".
+std::string gain_source(const SpmvResult& x) {
+  const std::string& k = x.kernel == "auto" && !x.picked.empty() ? x.picked : x.kernel;
+  if (k.find(".sym") != std::string::npos) return "symmetry";
+  if (x.format == "dia") return "numbering (grid)";
+  if (!x.ordering.empty() && x.ordering != "none") return "numbering (" + x.ordering + ")";
+  return "kernel";
+}
+
 }  // namespace
 
 void print_summary(const BenchResults& r) {
@@ -97,8 +108,9 @@ void print_summary(const BenchResults& r) {
   }
   for (auto& [key, b] : best)
     if (b.vendor) b.theirs = b.vendor;
-  std::printf("\n%-14s %-6s %-6s %9s %-10s  %-32s %8s  %-26s %8s %7s  %s\n", "matrix", "device", "prec", "nnz", "cache",
-              "best spkit kernel", "GFLOPS", "best comparison", "GFLOPS", "ratio", "cells ok/failed/skipped");
+  std::printf("\n%-14s %-6s %-6s %9s %-10s  %-32s %8s  %-26s %8s %7s  %-23s %s\n", "matrix", "device", "prec", "nnz",
+              "cache", "best spkit kernel", "GFLOPS", "best comparison", "GFLOPS", "ratio", "gain from",
+              "cells ok/failed/skipped");
   for (const auto& name : order) {
     const MatrixRecord* m = r.find_matrix(name);
     for (const char* backend : {"cpu", "cuda"})
@@ -115,16 +127,19 @@ void print_summary(const BenchResults& r) {
           const char* level = std::string(backend) == "cuda" ? "L2" : "LLC";
           if (fit.ratio > 0) cache = fit.in_cache() ? fmt::format("in {}", level) : fmt::format("{:.1f}x {}", fit.ratio, level);
         }
-        std::printf("%-14s %-6s %-6s %9s %-10s  %-32s %8s  %-26s %8s %7s  %d/%d/%d\n", name.c_str(), backend, prec,
-                    m ? human_count(static_cast<double>(m->stats.nnz)).c_str() : "?", cache.c_str(), ours.c_str(),
+        const std::string why = b.ours ? gain_source(*b.ours) : "-";
+        std::printf("%-14s %-6s %-6s %9s %-10s  %-32s %8s  %-26s %8s %7s  %-23s %d/%d/%d\n", name.c_str(), backend,
+                    prec, m ? human_count(static_cast<double>(m->stats.nnz)).c_str() : "?", cache.c_str(), ours.c_str(),
                     b.ours ? fmt::format("{:.2f}", b.ours->gflops).c_str() : "-", theirs.c_str(),
-                    b.theirs ? fmt::format("{:.2f}", b.theirs->gflops).c_str() : "-", ratio.c_str(), b.ok, b.failed,
-                    b.skipped);
+                    b.theirs ? fmt::format("{:.2f}", b.theirs->gflops).c_str() : "-", ratio.c_str(), why.c_str(),
+                    b.ok, b.failed, b.skipped);
       }
   }
   std::printf("(ratio: our best GFLOPS / the best comparison kernel's, MKL best on the CPU and cuSPARSE best on the GPU "
               "when they ran; > 1 means spkit is faster. cache: working set (CSR + x + y) / the last-level cache "
-              "(GPU: L2); the headline counts only matrices at >= 4x)\n");
+              "(GPU: L2); the headline counts only matrices at >= 4x. gain from: symmetry = a kernel storing half "
+              "of a symmetric matrix, numbering = diagonals of a grid-numbered matrix or a plan that renumbered it, "
+              "kernel = neither)\n");
   std::fflush(stdout);
 }
 
@@ -153,6 +168,19 @@ void print_auto_summary(const BenchResults& r) {
   std::printf("auto within 10%% of the best spkit kernel: %d of %zu rows (%.0f%%; the target is >= 90%%)", within,
               rows.size(), 100.0 * within / static_cast<double>(rows.size()));
   if (with_own) std::printf("; by the picked kernel's own row: %d of %d", within_own, with_own);
+  // Rows where auto measured its candidates: how often the cost model's first pick was the fastest
+  // measured, and how many kept a renumbering.
+  int measured = 0, model_won = 0, renumbered = 0;
+  for (const auto& c : rows) {
+    renumbered += !c.pick->ordering.empty() && c.pick->ordering != "none";
+    if (c.pick->tuning != "measure") continue;
+    ++measured;
+    model_won += c.pick->model_pick_won;
+  }
+  if (measured)
+    std::printf("\nauto measured its candidates on %d rows: the cost model's first pick was the fastest on %d", measured,
+                model_won);
+  if (renumbered) std::printf("; %d rows kept a renumbering (see the reason lines)", renumbered);
   std::printf("\n(ratio: auto's median time / the best's; own: the same for the picked kernel's own row in the sweep, "
               "free of the noise between two timings of one kernel; break-even: products after which auto's "
               "conversion has paid for itself against the fastest spkit CSR kernel, 'never' when auto is not faster)\n");

@@ -217,7 +217,12 @@ json spmv_row_json(const SpmvResult& r) {
          {"max_abs_error", num(r.max_abs_error)},
          {"note", r.note},
          {"picked", r.picked},
-         {"pick_reason", r.pick_reason}};
+         {"pick_reason", r.pick_reason},
+         {"ordering", r.ordering},
+         {"tuning", r.tuning},
+         {"tuning_ms", num(r.tuning_ms)},
+         {"model_pick", r.model_pick},
+         {"model_pick_won", r.model_pick_won}};
 }
 
 // One flat row: the spmv keys, then the matrix's statistics and parse throughput.
@@ -281,6 +286,11 @@ BenchRow row_from(const json& j) {
   r.note = get_str(j, "note");
   r.picked = get_str(j, "picked");
   r.pick_reason = get_str(j, "pick_reason");
+  r.ordering = get_str(j, "ordering");
+  r.tuning = get_str(j, "tuning");
+  r.tuning_ms = get_num(j, "tuning_ms");
+  r.model_pick = get_str(j, "model_pick");
+  r.model_pick_won = get_bool(j, "model_pick_won");
   return row;
 }
 
@@ -345,6 +355,9 @@ const std::vector<std::string>& row_keys() {
          "bm_nnz_per_block", "parse_mb_s", "fmm_parse_mb_s", "optimize_ms", "working_set_bytes", "cache_bytes",
          "cache_ratio", "in_cache"};
     k.insert(k.end(), {"picked", "pick_reason"});  // auto rows: the kernel the selector picked, and why
+    // auto rows: the renumbering kept, model or measure, the time measuring, the model's first pick and
+    // whether it was the fastest measured
+    k.insert(k.end(), {"ordering", "tuning", "tuning_ms", "model_pick", "model_pick_won"});
     return k;
   }();
   return keys;

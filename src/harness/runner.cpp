@@ -137,6 +137,17 @@ SpmvResult run_cell(const Csr<double>& a, const Csr<T>& a_t, const std::vector<T
     r.picked = picked.kernel;
     if (const KernelInfo* planned = registry().find(picked.kernel)) r.format = std::string(to_string(planned->format));
     r.pick_reason = picked.reason;
+    r.ordering = picked.ordering;
+    r.tuning = picked.tuning;
+    r.tuning_ms = picked.tuning_ms;
+    if (!picked.measured.empty()) {
+      const MeasuredCandidate& first = picked.measured.front();
+      r.model_pick = first.kernel + " (" + first.ordering + ")";
+      r.model_pick_won = first.kernel == picked.kernel && first.ordering == picked.ordering;
+    } else {
+      r.model_pick = picked.kernel + " (" + picked.ordering + ")";
+      r.model_pick_won = true;  // model mode: the pick is the model's
+    }
     r.conversion_ms += cell.selection_ms;
     r.note = join_note("picked " + picked.kernel, r.note);
   }

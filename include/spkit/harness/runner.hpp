@@ -77,6 +77,12 @@ struct SpmvResult {
   // Rows of kernel "auto": the registry kernel the selector picked, and its one-line reason.
   std::string picked;
   std::string pick_reason;
+  // Auto rows: the renumbering the plan kept ("none" or an ordering), how the pick was made ("model" or
+  // "measure"), the ms spent measuring, and the model's first pick as "kernel (ordering)" (when measuring,
+  // the first candidate timed: model_pick_won says whether it was also the fastest measured).
+  std::string ordering, tuning, model_pick;
+  double tuning_ms = 0;
+  bool model_pick_won = false;
 };
 
 // The common yardstick: bytes CSR must move in precision T with 32-bit row pointers,
