@@ -379,8 +379,10 @@ inline constexpr std::int64_t kSpgemmBenchMaxProducts = 100'000'000;
 inline constexpr int kSpmmCpuMaxTileBytes = 512;
 // cpu.csr.spmm_colmajor: X's columns are copied, kSpmmCpuColPanelBytes of each row at a time, into a
 // row-major panel (contiguous rows for the register tiles, instead of one gather per column and
-// non-zero); A is read once per panel. One widest tile per panel.
-inline constexpr int kSpmmCpuColPanelBytes = kSpmmCpuMaxTileBytes;
+// non-zero); A is read once per panel. Measured 2026-11-27 on the 2-core Xeon dev box (lap3d 27-point,
+// 1.4M nnz, fp64, k = 64, 1 thread, thread CPU time, 2 interleaved rounds): 512 bytes 20-22 ms, 256
+// bytes 14-15 ms, 128 bytes 13-15 ms: 64 column streams of X and Y at once cost more than re-reading A.
+inline constexpr int kSpmmCpuColPanelBytes = 256;
 // cuda.csr.spmm_colmajor: lanes per row from the mean row length: the largest power of two (4..32) not
 // above mean / kSpmmCudaEntriesPerLane, as for cuda.csr.subwarp (tuning::kCudaSubwarpEntriesPerLane).
 // Not yet measured on a GPU.

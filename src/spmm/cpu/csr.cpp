@@ -187,15 +187,14 @@ class CsrSpmmColMajor final : public CpuCsrSpmmBase<T> {
         const int nt = omp_get_num_threads(), me = omp_get_thread_num();
         for (std::int64_t c0 = 0; c0 < k; c0 += panel_cols_) {
           const std::int64_t g = std::min(panel_cols_, k - c0);
-          // panel(j, c) = X(j, c0 + c), in blocks of rows of X so both sides stay in L1.
-          constexpr std::int64_t kBlock = 32;
+          // panel(j, c) = X(j, c0 + c), lanes x lanes blocks at a time (spmm_transpose.hpp).
+          constexpr std::int64_t L = cpu::Vec64<T>::lanes;
 #pragma omp for schedule(static)
-          for (std::int64_t j0 = 0; j0 < cols; j0 += kBlock) {
-            const std::int64_t j1 = std::min(cols, j0 + kBlock);
-            for (std::int64_t c = 0; c < g; ++c) {
-              const T* xc = x + (c0 + c) * ldx;
-              for (std::int64_t j = j0; j < j1; ++j) panel[j * g + c] = xc[j];
-            }
+          for (std::int64_t j0 = 0; j0 < cols; j0 += L) {
+            const std::int64_t rows_here = std::min(L, cols - j0);
+            for (std::int64_t c = 0; c < g; c += L)
+              cpu::spmm::transpose_block(x + (c0 + c) * ldx + j0, ldx, panel + j0 * g + c, g, rows_here,
+                                         std::min(L, g - c));
           }  // (implied barrier: the panel is complete)
           const int tb = cpu::spmm::main_tile_bytes<T>(g);
           this->with_indices([&](const auto* idx) {

@@ -13,6 +13,7 @@
 #include <type_traits>
 
 #include "kernels/cpu/cpu_common.hpp"
+#include "spmm/cpu/spmm_transpose.hpp"
 
 #include "tuning.hpp"
 
@@ -117,6 +118,25 @@ inline const T* row_x(const T* x, std::int64_t i, std::int64_t ldx) {
 // written column by column, so each column of Y gets a contiguous run instead of one strided store per
 // entry (64 columns: 64 pages touched per row).
 inline constexpr std::int64_t kColOutRows = 32;
+
+// Y(i, c) = out(buf[(i - i0) * k + c]) for rows [i0, i1): lanes x lanes blocks transposed in registers,
+// the edges element by element.
+template <class T, class Out>
+inline void write_columns(const T* buf, std::int64_t k, std::int64_t i0, std::int64_t i1, T* y, std::int64_t ldy,
+                          Out out) {
+  constexpr std::int64_t L = Vec64<T>::lanes;
+  const std::int64_t n = i1 - i0, full_rows = n / L * L, full_cols = k / L * L;
+  for (std::int64_t ib = 0; ib < full_rows; ib += L)
+    for (std::int64_t c = 0; c < full_cols; c += L) {
+      vec64_t<T> v[L];
+      for (std::int64_t q = 0; q < L; ++q) v[q] = load64(buf + (ib + q) * k + c);
+      transpose_in_registers<T>(v);
+      for (std::int64_t q = 0; q < L; ++q) out.write_vec(y + (c + q) * ldy + i0 + ib, v[q]);
+    }
+  for (std::int64_t c = 0; c < k; ++c)
+    for (std::int64_t r = c < full_cols ? full_rows : 0; r < n; ++r) out.write(y[c * ldy + i0 + r], buf[r * k + c]);
+}
+
 template <int TB, bool ColOut, class T, class Idx, class Out>
 void rows_with_tiles(const std::int64_t* ptr, const Idx* col, const T* val, std::int64_t r0,
                      std::int64_t r1, const T* x, std::int64_t ldx, T* y, std::int64_t ldy, std::int64_t k, Out out) {
@@ -129,8 +149,7 @@ void rows_with_tiles(const std::int64_t* ptr, const Idx* col, const T* val, std:
       const std::int64_t i1 = std::min(r1, i0 + kColOutRows);
       for (std::int64_t i = i0; i < i1; ++i)
         row_tiles<TB>(val, col, ptr[i], ptr[i + 1], row_x<Idx>(x, i, ldx), ldx, buf + (i - i0) * k, k, raw);
-      for (std::int64_t c = 0; c < k; ++c)
-        for (std::int64_t i = i0; i < i1; ++i) out.write(y[c * ldy + i], buf[(i - i0) * k + c]);
+      write_columns(buf, k, i0, i1, y, ldy, out);
     }
   }
 }
