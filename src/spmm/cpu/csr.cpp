@@ -231,7 +231,8 @@ void register_cpu_csr_spmm(SpmmRegistry& reg) {
     k.parallel = true;
     k.col_major = false;
     k.description = "CSR SpMM, row-major X/Y: each a_ij scales row j of X into a register tile of Y's row "
-                    "(vectorised over k), OpenMP over nnz-balanced row ranges";
+                    "sized to k (16-512 bytes, int16 diagonal offsets where they fit), OpenMP over nnz-balanced "
+                    "row ranges";
     add_spmm_kernel<CsrSpmmRowMajor>(reg, std::move(k));
   }
   {
@@ -239,8 +240,9 @@ void register_cpu_csr_spmm(SpmmRegistry& reg) {
     k.name = "cpu.csr.spmm_colmajor";
     k.parallel = true;
     k.row_major = false;
-    k.description = "CSR SpMM, column-major X/Y: per row, 4 columns per pass as vectorised gather dot products "
-                    "sharing A's row, OpenMP over nnz-balanced row ranges";
+    k.description = "CSR SpMM, column-major X/Y: X copied into row-major panels (block transposes), the "
+                    "row-major register tiles over them, Y written back by blocks, OpenMP over nnz-balanced row "
+                    "ranges";
     add_spmm_kernel<CsrSpmmColMajor>(reg, std::move(k));
   }
 }
