@@ -49,7 +49,7 @@ inline constexpr int kChains = TB <= 64 ? 4 : TB <= 128 ? 2 : 1;
 // Y(i, tile) for one row: x points at the tile's first column of X's row 0; y at Y(i, tile's first
 // column); [b, e) the row's non-zeros.
 template <int TB, class T, class Idx, class Out>
-inline void row_tile(const T* __restrict val, const Idx* __restrict col, std::int64_t b, std::int64_t e,
+__attribute__((always_inline)) inline void row_tile(const T* __restrict val, const Idx* __restrict col, std::int64_t b, std::int64_t e,
                      const T* __restrict x, std::int64_t ldx, T* y, Out out) {
   constexpr int VB = TB < 64 ? TB : 64;
   constexpr int NV = TB / VB;
@@ -85,7 +85,7 @@ inline void row_tile(const T* __restrict val, const Idx* __restrict col, std::in
 // The columns [0, k) of one row: tiles of TB bytes while they fit, then the rest in halving tiles down
 // to 16 bytes (k = 33 doubles: a 256-byte tile, then one column alone), then column by column.
 template <int TB, class T, class Idx, class Out>
-inline void row_tiles(const T* val, const Idx* col, std::int64_t b, std::int64_t e, const T* x,
+__attribute__((always_inline)) inline void row_tiles(const T* val, const Idx* col, std::int64_t b, std::int64_t e, const T* x,
                       std::int64_t ldx, T* y, std::int64_t k, Out out) {
   constexpr std::int64_t W = TB / static_cast<int>(sizeof(T));
   std::int64_t c = 0;
