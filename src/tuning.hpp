@@ -372,14 +372,17 @@ inline constexpr std::int64_t kSpgemmBenchMaxProducts = 100'000'000;
 // SpMM Y = alpha A X + beta Y (src/spmm)
 // =============================================================================================
 
-// cpu.csr.spmm_rowmajor: bytes of a register tile of Y's row (accumulators kept across the row's
-// non-zeros): four 64-byte vectors (32 doubles, 64 floats), a quarter of the 32 AVX-512 registers, so
-// the compiler keeps the tile and the broadcast of A's value in registers. Chosen from the register file,
-// not yet A/B-measured.
-inline constexpr int kSpmmCpuTileBytes = 256;
-// cpu.csr.spmm_colmajor: columns of X read per pass over a row (one gather stream each, summed in
-// registers); 4 keeps the index vector's reuse high without spilling. Not yet A/B-measured.
-inline constexpr int kSpmmCpuColTile = 4;
+// cpu.csr.spmm_rowmajor / spmm_colmajor: the widest register tile of Y's row, in bytes (tiles follow k:
+// the largest power of two bytes within k's row, 16 bytes up to this). Eight 512-bit accumulators, half
+// the AVX-512 register file, leave room for the loads of X; 64 doubles / 128 floats per pass over A's
+// row. (The first version's fixed 256-byte tiles wasted most lanes at k = 4.)
+inline constexpr int kSpmmCpuMaxTileBytes = 512;
+// cpu.csr.spmm_colmajor: X's columns are copied, kSpmmCpuColPanelBytes of each row at a time, into a
+// row-major panel (contiguous rows for the register tiles, instead of one gather per column and
+// non-zero); A is read once per panel. Measured 2026-11-27 on the 2-core Xeon dev box (lap3d 27-point,
+// 1.4M nnz, fp64, k = 64, 1 thread, thread CPU time, 2 interleaved rounds): 512 bytes 20-22 ms, 256
+// bytes 14-15 ms, 128 bytes 13-15 ms: 64 column streams of X and Y at once cost more than re-reading A.
+inline constexpr int kSpmmCpuColPanelBytes = 256;
 // cuda.csr.spmm_colmajor: lanes per row from the mean row length: the largest power of two (4..32) not
 // above mean / kSpmmCudaEntriesPerLane, as for cuda.csr.subwarp (tuning::kCudaSubwarpEntriesPerLane).
 // Not yet measured on a GPU.

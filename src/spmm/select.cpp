@@ -1,7 +1,7 @@
 // `auto` for SpMM: one kernel per (backend, layout), every one of which already adapts to k and the rows
 // at plan time, so the rule reads only the layout:
-//   CPU, row-major    cpu.csr.spmm_rowmajor  (register tiles over k)
-//   CPU, column-major cpu.csr.spmm_colmajor  (4 columns per pass over a row)
+//   CPU, row-major    cpu.csr.spmm_rowmajor  (register tiles sized to k)
+//   CPU, column-major cpu.csr.spmm_colmajor  (X copied into row-major panels, the same tiles)
 //   GPU, row-major    cuda.csr.spmm_rowmajor (a warp per row at k >= 32, else 32/k' rows per warp)
 //   GPU, column-major cuda.csr.spmm_colmajor (lanes over a row's non-zeros, from the mean row length)
 // The baselines (MKL, cuSPARSE) are never picked. The reason line names the k and layout read.
@@ -20,8 +20,8 @@ SpmmSelection select_spmm_kernel(const MatrixStats& stats, const SpmmShape& shap
   const std::string k = "k = " + std::to_string(shape.k);
   if (backend == Backend::cpu) {
     s.kernel = row ? "cpu.csr.spmm_rowmajor" : "cpu.csr.spmm_colmajor";
-    s.reason = row ? k + ", row-major: register tiles of Y's row, A read once"
-                   : k + ", column-major: 4 columns per pass over each row of A";
+    s.reason = row ? k + ", row-major: register tiles of Y's row sized to k, A read once"
+                   : k + ", column-major: X copied into row-major panels, register tiles, A read once per panel";
   } else {
     s.kernel = row ? "cuda.csr.spmm_rowmajor" : "cuda.csr.spmm_colmajor";
     if (row)

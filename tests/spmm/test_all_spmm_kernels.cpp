@@ -12,6 +12,7 @@
 
 #include "common/kernel_param_name.hpp"
 #include "common/test_matrices.hpp"
+#include "spmm/spmm_check.hpp"
 #include "spkit/device.hpp"
 #include "spkit/error.hpp"
 #include "spkit/harness/spmm_runner.hpp"
@@ -31,41 +32,6 @@ const std::vector<NamedMatrix>& matrices() {
 }
 
 constexpr std::int64_t kKs[] = {1, 3, 4, 16, 33, 64};
-
-// One product Y = alpha A X + beta Y0 through the harness (host or device alike), checked entry by entry.
-template <class T>
-void check_product(SpmmPlan<T>& plan, const Csr<T>& a, const SpmmShape& shape, T alpha, T beta, int ld_multiple_bytes) {
-  const bool row = shape.layout == DenseLayout::row_major;
-  // Leading dimensions beyond the minimum, so the padding is there to be (wrongly) touched; rounded up to
-  // what the kernel requires (cuSPARSE CSR_ALG3: 16 bytes).
-  const std::int64_t step = ld_multiple_bytes > 0 ? ld_multiple_bytes / static_cast<std::int64_t>(sizeof(T)) : 1;
-  const auto round = [&](std::int64_t ld) { return (ld + step - 1) / step * step; };
-  const std::int64_t ldx = round((row ? shape.k : a.cols) + 3), ldy = round((row ? shape.k : a.rows) + 5);
-  const std::uint64_t seed = fresh_seed();
-  SCOPED_TRACE("seed " + std::to_string(seed) + ", alpha " + std::to_string(alpha) + ", beta " + std::to_string(beta));
-  const std::int64_t x_lines = row ? a.cols : shape.k, y_lines = row ? a.rows : shape.k;
-  const auto xd = random_vector(x_lines * ldx, seed);
-  const std::vector<T> x(xd.begin(), xd.end());
-  std::vector<T> y0(static_cast<std::size_t>(y_lines * ldy));
-  if (beta == T(0)) {
-    const auto yd = random_vector(y0.size(), seed + 1);
-    for (std::size_t i = 0; i < y0.size(); ++i) y0[i] = std::numeric_limits<T>::quiet_NaN();
-    // Padding holds numbers, so an untouched pad is distinguishable from a written one.
-    for (std::int64_t l = 0; l < y_lines; ++l)
-      for (std::int64_t q = row ? shape.k : a.rows; q < ldy; ++q) y0[l * ldy + q] = static_cast<T>(yd[l * ldy + q]);
-  } else {
-    const auto yd = random_vector(y0.size(), seed + 1);
-    y0.assign(yd.begin(), yd.end());
-  }
-  std::vector<T> y = y0;
-  harness::TimingOptions once;
-  once.warmup = 0;
-  once.reps = 1;
-  harness::time_spmm(plan, a.rows, a.cols, shape, x.data(), ldx, y.data(), ldy, once, alpha, beta);
-  const Validation v = harness::validate_spmm(a, shape, x, ldx, alpha, beta, y0, y, ldy);
-  EXPECT_TRUE(v.valid) << v.bad_rows << " bad entries, first in row " << v.first_bad_row << ", max abs error "
-                       << v.max_abs_error;
-}
 
 template <class T>
 void check_kernel(const SpmmKernelInfo& k) {

@@ -1,19 +1,21 @@
 // CPU CSR SpMM kernels, Y = alpha*A*X + beta*Y:
 //   cpu.csr.spmm_serial    the reference loop (both layouts), the baseline of the speedup column;
 //   cpu.csr.spmm_rowmajor  row-major X and Y: each non-zero a_ij scales row j of X into a register tile of
-//                          Y's row i (vectorised over the k columns, tiles of tuning::kSpmmCpuTileBytes),
-//                          OpenMP over contiguous row ranges with balanced non-zeros;
-//   cpu.csr.spmm_colmajor  column-major X and Y: per row, kSpmmCpuColTile columns at a time, each a
-//                          vectorised gather dot product sharing the row's indices and values (read from
-//                          memory once, from L1 for the next tiles), same row partition.
+//                          Y's row i whose width follows k (spmm_tiles.hpp: one 256-bit vector at k = 4
+//                          doubles, up to eight 512-bit vectors), OpenMP over nnz-balanced row ranges;
+//   cpu.csr.spmm_colmajor  column-major X and Y: X's columns copied into a row-major panel (up to
+//                          tuning::kSpmmCpuColPanelBytes per row), then the same register tiles over it,
+//                          A read once per panel, Y's tile written column by column.
 // Each writes Y's entries where it finishes them (cpu::with_epilogue: beta == 0 never reads Y).
 #include <omp.h>
 
 #include <algorithm>
 #include <cstdint>
+#include <limits>
 #include <string>
 
 #include "kernels/cpu/cpu_common.hpp"
+#include "spmm/cpu/spmm_tiles.hpp"
 #include "spkit/error.hpp"
 #include "spkit/spmm.hpp"
 #include "tuning.hpp"
@@ -42,10 +44,32 @@ class CpuCsrSpmmBase : public SpmmPlan<T> {
     cut_ = cpu::nnz_balanced_rows(a_.row_ptr, a_.rows, threads_);
   }
   Backend backend() const final { return Backend::cpu; }
-  std::uint64_t bytes_moved() const override { return csr_spmm_bytes(a_, shape_.k); }
+  std::uint64_t bytes_moved() const override {
+    const std::uint64_t saved = offsets_.empty() ? 0 : static_cast<std::uint64_t>(a_.nnz()) * 2;
+    return csr_spmm_bytes(a_, shape_.k) - saved;
+  }
 
  protected:
   // body(first_row, last_row) once per range, the ranges spread over the plan's threads.
+  // The tiled plans' column indices as 16-bit offsets from the row, where they all fit (spmm_tiles.hpp).
+  void use_diagonal_offsets() {
+    constexpr std::int64_t lim = std::numeric_limits<cpu::spmm::DiagOffset>::max();
+    for (std::int64_t i = 0; i < a_.rows; ++i)
+      for (std::int64_t p = a_.row_ptr[i]; p < a_.row_ptr[i + 1]; ++p)
+        if (a_.col_idx[p] - i > lim || i - a_.col_idx[p] > lim) return;
+    offsets_.resize(static_cast<std::size_t>(a_.nnz()));
+    for (std::int64_t i = 0; i < a_.rows; ++i)
+      for (std::int64_t p = a_.row_ptr[i]; p < a_.row_ptr[i + 1]; ++p)
+        offsets_[p] = static_cast<cpu::spmm::DiagOffset>(a_.col_idx[p] - i);
+  }
+  // body(indices) with the 16-bit offsets where the plan has them, else the 32-bit columns.
+  template <class Body>
+  void with_indices(Body&& body) const {
+    if (!offsets_.empty()) body(offsets_.data());
+    else body(a_.col_idx.data());
+  }
+  std::string index_detail() const { return offsets_.empty() ? "32-bit columns" : "16-bit offsets from the diagonal"; }
+
   template <class Body>
   void for_row_ranges(Body&& body) const {
     const int ranges = static_cast<int>(cut_.size()) - 1;
@@ -64,6 +88,7 @@ class CpuCsrSpmmBase : public SpmmPlan<T> {
   SpmmShape shape_;
   int threads_;
   std::vector<std::int64_t> cut_;
+  std::vector<cpu::spmm::DiagOffset> offsets_;
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -91,39 +116,14 @@ class CsrSpmmSerial final : public CpuCsrSpmmBase<T> {
 };
 
 // ---------------------------------------------------------------------------------------------
-// Y(i, 0..W) = sum_p val[p] * X(col[p], 0..W) for one row and one tile of W columns (x, y at the tile).
-template <int W, class T, class Out>
-inline void rowmajor_tile(const T* __restrict val, const std::int32_t* __restrict col, std::int64_t b,
-                          std::int64_t e, const T* __restrict x, std::int64_t ldx, T* __restrict y, Out out) {
-  T acc[W];
-#pragma omp simd
-  for (int c = 0; c < W; ++c) acc[c] = T(0);
-  for (std::int64_t p = b; p < e; ++p) {
-    const T v = val[p];
-    const T* __restrict xr = x + static_cast<std::int64_t>(col[p]) * ldx;
-#pragma omp simd
-    for (int c = 0; c < W; ++c) acc[c] += v * xr[c];
-  }
-  for (int c = 0; c < W; ++c) out.write(y[c], acc[c]);
-}
-
-// The columns [0, k) of one row in tiles of W, the rest in halving power-of-two tiles (k = 33: 32 + 1).
-template <int W, class T, class Out>
-inline void rowmajor_row(const T* val, const std::int32_t* col, std::int64_t b, std::int64_t e, const T* x,
-                         std::int64_t ldx, T* y, std::int64_t k, Out out) {
-  std::int64_t c = 0;
-  for (; c + W <= k; c += W) rowmajor_tile<W>(val, col, b, e, x + c, ldx, y + c, out);
-  if constexpr (W > 1) {
-    if (c < k) rowmajor_row<W / 2>(val, col, b, e, x + c, ldx, y + c, k - c, out);
-  }
-}
-
 template <class T>
 class CsrSpmmRowMajor final : public CpuCsrSpmmBase<T> {
  public:
-  static constexpr int kTile = tuning::kSpmmCpuTileBytes / static_cast<int>(sizeof(T));
   CsrSpmmRowMajor(const Csr<T>& a, const SpmmShape& s, const PlanOptions& o)
-      : CpuCsrSpmmBase<T>(a, s, o, cpu::plan_threads(o.threads), "cpu.csr.spmm_rowmajor", true, false) {}
+      : CpuCsrSpmmBase<T>(a, s, o, cpu::plan_threads(o.threads), "cpu.csr.spmm_rowmajor", true, false),
+        tile_bytes_(cpu::spmm::main_tile_bytes<T>(s.k)) {
+    if (s.k > 1) this->use_diagonal_offsets();
+  }
   void run(T alpha, const T* x, std::int64_t ldx, T beta, T* y, std::int64_t ldy, Stream) override {
     const Csr<T>& a = this->a_;
     check_spmm_leading_dims(a.rows, a.cols, this->shape_, ldx, ldy);
@@ -137,71 +137,83 @@ class CsrSpmmRowMajor final : public CpuCsrSpmmBase<T> {
           for (std::int64_t i = r0; i < r1; ++i) out.write(y[i * ldy], cpu::row_dot(val, col, ptr[i], ptr[i + 1], x));
           return;
         }
-        for (std::int64_t i = r0; i < r1; ++i) rowmajor_row<kTile>(val, col, ptr[i], ptr[i + 1], x, ldx, y + i * ldy, k, out);
+        this->with_indices([&](const auto* idx) {
+          cpu::spmm::rows_dispatch<false>(tile_bytes_, ptr, idx, val, r0, r1, x, ldx, y, ldy, k, out);
+        });
       });
     });
   }
   std::string detail() const override {
-    return std::to_string(this->cut_.size() - 1) + " row ranges, " + std::to_string(kTile) + "-column register tiles";
+    return std::to_string(this->cut_.size() - 1) + " row ranges, " + std::to_string(tile_bytes_) +
+           "-byte register tiles, " + this->index_detail();
   }
+
+ private:
+  int tile_bytes_;
 };
 
 // ---------------------------------------------------------------------------------------------
-// Column-major: C columns of one row at once, x0 the first column of X, ldx its stride.
-template <int C, class T>
-inline void colmajor_dots(const T* __restrict val, const std::int32_t* __restrict col, std::int64_t b, std::int64_t e,
-                          const T* __restrict x0, std::int64_t ldx, T (&sum)[C]) {
-  if constexpr (C == 4) {
-    const T *x1 = x0 + ldx, *x2 = x1 + ldx, *x3 = x2 + ldx;
-    T s0 = 0, s1 = 0, s2 = 0, s3 = 0;
-#pragma omp simd reduction(+ : s0, s1, s2, s3)
-    for (std::int64_t p = b; p < e; ++p) {
-      const std::int64_t j = col[p];
-      const T v = val[p];
-      s0 += v * x0[j], s1 += v * x1[j], s2 += v * x2[j], s3 += v * x3[j];
-    }
-    sum[0] = s0, sum[1] = s1, sum[2] = s2, sum[3] = s3;
-  } else {
-    static_assert(C == 1, "column tiles of 4 or 1");
-    sum[0] = cpu::row_dot(val, col, b, e, x0);
-  }
-}
-
 template <class T>
 class CsrSpmmColMajor final : public CpuCsrSpmmBase<T> {
  public:
-  static_assert(tuning::kSpmmCpuColTile == 4, "colmajor_dots is written for tiles of 4 columns");
   CsrSpmmColMajor(const Csr<T>& a, const SpmmShape& s, const PlanOptions& o)
-      : CpuCsrSpmmBase<T>(a, s, o, cpu::plan_threads(o.threads), "cpu.csr.spmm_colmajor", false, true) {}
+      : CpuCsrSpmmBase<T>(a, s, o, cpu::plan_threads(o.threads), "cpu.csr.spmm_colmajor", false, true),
+        panel_cols_(std::min<std::int64_t>(s.k, tuning::kSpmmCpuColPanelBytes / static_cast<int>(sizeof(T)))) {
+    if (s.k == 1) return;
+    panel_ = cpu::FirstTouchArray<T>(static_cast<std::size_t>(a.cols * panel_cols_));
+    this->use_diagonal_offsets();
+  }
   void run(T alpha, const T* x, std::int64_t ldx, T beta, T* y, std::int64_t ldy, Stream) override {
     const Csr<T>& a = this->a_;
     check_spmm_leading_dims(a.rows, a.cols, this->shape_, ldx, ldy);
     const std::int64_t* ptr = a.row_ptr.data();
     const std::int32_t* col = a.col_idx.data();
     const T* val = a.values.data();
-    const std::int64_t k = this->shape_.k;
-    cpu::with_epilogue(alpha, beta, [&](auto out) {
-      this->for_row_ranges([&](std::int64_t r0, std::int64_t r1) {
-        for (std::int64_t i = r0; i < r1; ++i) {
-          std::int64_t c = 0;
-          for (; c + 4 <= k; c += 4) {
-            T sum[4];
-            colmajor_dots<4>(val, col, ptr[i], ptr[i + 1], x + c * ldx, ldx, sum);
-            for (int q = 0; q < 4; ++q) out.write(y[(c + q) * ldy + i], sum[q]);
-          }
-          for (; c < k; ++c) {
-            T sum[1];
-            colmajor_dots<1>(val, col, ptr[i], ptr[i + 1], x + c * ldx, ldx, sum);
-            out.write(y[c * ldy + i], sum[0]);
-          }
-        }
+    const std::int64_t k = this->shape_.k, cols = a.cols;
+    if (k == 1) {  // X is one contiguous vector: the SpMV row dot product
+      cpu::with_epilogue(alpha, beta, [&](auto out) {
+        this->for_row_ranges([&](std::int64_t r0, std::int64_t r1) {
+          for (std::int64_t i = r0; i < r1; ++i) out.write(y[i], cpu::row_dot(val, col, ptr[i], ptr[i + 1], x));
+        });
       });
+      return;
+    }
+    T* panel = panel_.data();
+    const int ranges = static_cast<int>(this->cut_.size()) - 1;
+    const std::int64_t* cut = this->cut_.data();
+    cpu::with_epilogue(alpha, beta, [&](auto out) {
+#pragma omp parallel num_threads(this->threads_) if (this->threads_ > 1)
+      {
+        const int nt = omp_get_num_threads(), me = omp_get_thread_num();
+        for (std::int64_t c0 = 0; c0 < k; c0 += panel_cols_) {
+          const std::int64_t g = std::min(panel_cols_, k - c0);
+          // panel(j, c) = X(j, c0 + c), lanes x lanes blocks at a time (spmm_transpose.hpp).
+          constexpr std::int64_t L = cpu::Vec64<T>::lanes;
+#pragma omp for schedule(static)
+          for (std::int64_t j0 = 0; j0 < cols; j0 += L) {
+            const std::int64_t rows_here = std::min(L, cols - j0);
+            for (std::int64_t c = 0; c < g; c += L)
+              cpu::spmm::transpose_block(x + (c0 + c) * ldx + j0, ldx, panel + j0 * g + c, g, rows_here,
+                                         std::min(L, g - c));
+          }  // (implied barrier: the panel is complete)
+          const int tb = cpu::spmm::main_tile_bytes<T>(g);
+          this->with_indices([&](const auto* idx) {
+            for (int r = me; r < ranges; r += nt)
+              cpu::spmm::rows_dispatch<true>(tb, ptr, idx, val, cut[r], cut[r + 1], panel, g, y + c0 * ldy, ldy, g, out);
+          });
+#pragma omp barrier
+        }
+      }
     });
   }
   std::string detail() const override {
-    return std::to_string(this->cut_.size() - 1) + " row ranges, " + std::to_string(tuning::kSpmmCpuColTile) +
-           " columns per pass";
+    return std::to_string(this->cut_.size() - 1) + " row ranges, X copied into row-major panels of " +
+           std::to_string(panel_cols_) + " columns, " + this->index_detail();
   }
+
+ private:
+  std::int64_t panel_cols_;
+  cpu::FirstTouchArray<T> panel_;
 };
 
 }  // namespace
@@ -219,7 +231,8 @@ void register_cpu_csr_spmm(SpmmRegistry& reg) {
     k.parallel = true;
     k.col_major = false;
     k.description = "CSR SpMM, row-major X/Y: each a_ij scales row j of X into a register tile of Y's row "
-                    "(vectorised over k), OpenMP over nnz-balanced row ranges";
+                    "sized to k (16-512 bytes, int16 diagonal offsets where they fit), OpenMP over nnz-balanced "
+                    "row ranges";
     add_spmm_kernel<CsrSpmmRowMajor>(reg, std::move(k));
   }
   {
@@ -227,8 +240,9 @@ void register_cpu_csr_spmm(SpmmRegistry& reg) {
     k.name = "cpu.csr.spmm_colmajor";
     k.parallel = true;
     k.row_major = false;
-    k.description = "CSR SpMM, column-major X/Y: per row, 4 columns per pass as vectorised gather dot products "
-                    "sharing A's row, OpenMP over nnz-balanced row ranges";
+    k.description = "CSR SpMM, column-major X/Y: X copied into row-major panels (block transposes), the "
+                    "row-major register tiles over them, Y written back by blocks, OpenMP over nnz-balanced row "
+                    "ranges";
     add_spmm_kernel<CsrSpmmColMajor>(reg, std::move(k));
   }
 }

@@ -1,0 +1,180 @@
+#pragma once
+// Register tiles of the CPU CSR SpMM kernels (src/spmm/cpu/csr.cpp). One row i of A times X, for a tile
+// of Y's row of TB bytes (a compile-time width): each non-zero a_ij loads the tile's part of X's row j
+// (contiguous: X is row-major here, or a row-major panel copied from column-major X) and FMAs it,
+// scaled by a_ij, into accumulators that stay in registers for the whole row. Widths follow k, so no lane
+// is wasted: k = 4 doubles is one 256-bit vector, k = 16 two 512-bit vectors, k >= 64 eight.
+// Short tiles carry U independent partial sums over the row's non-zeros, so the FMA latency (4 cycles)
+// is hidden even when the tile holds one vector. GCC vector types, as in src/kernels/cpu/simd_vec.hpp:
+// the compiler lowers a 64-byte vector to what -march allows (zmm, 2 ymm, 4 xmm), so no CPU check.
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <type_traits>
+
+#include "kernels/cpu/cpu_common.hpp"
+#include "spmm/cpu/spmm_transpose.hpp"
+
+#include "tuning.hpp"
+
+namespace spkit::cpu::spmm {
+
+// (The attribute must name a concrete type: on a template parameter GCC ignores it.)
+typedef float f32x4 __attribute__((vector_size(16)));
+typedef float f32x8 __attribute__((vector_size(32)));
+typedef float f32x16 __attribute__((vector_size(64)));
+typedef double f64x2 __attribute__((vector_size(16)));
+typedef double f64x4 __attribute__((vector_size(32)));
+typedef double f64x8 __attribute__((vector_size(64)));
+
+template <class T, int Bytes>
+struct VecOf;
+template <> struct VecOf<float, 16> { using type = f32x4; };
+template <> struct VecOf<float, 32> { using type = f32x8; };
+template <> struct VecOf<float, 64> { using type = f32x16; };
+template <> struct VecOf<double, 16> { using type = f64x2; };
+template <> struct VecOf<double, 32> { using type = f64x4; };
+template <> struct VecOf<double, 64> { using type = f64x8; };
+
+// The smallest and largest tile in bytes: a 128-bit vector; eight 512-bit vectors (half the AVX-512
+// register file, the rest for the broadcasts and the loads of X).
+inline constexpr int kMinTileBytes = 16;
+inline constexpr int kMaxTileBytes = tuning::kSpmmCpuMaxTileBytes;
+
+// Independent partial sums per tile: enough FMA chains in flight (tiles of 1 or 2 vectors x U) to cover
+// the FMA latency on two FMA ports.
+template <int TB>
+inline constexpr int kChains = TB <= 64 ? 4 : TB <= 128 ? 2 : 1;
+
+// Y(i, tile) for one row: x points at the tile's first column of X's row 0; y at Y(i, tile's first
+// column); [b, e) the row's non-zeros.
+template <int TB, class T, class Idx, class Out>
+__attribute__((always_inline)) inline void row_tile(const T* __restrict val, const Idx* __restrict col, std::int64_t b, std::int64_t e,
+                     const T* __restrict x, std::int64_t ldx, T* y, Out out) {
+  constexpr int VB = TB < 64 ? TB : 64;
+  constexpr int NV = TB / VB;
+  constexpr int L = VB / static_cast<int>(sizeof(T));
+  constexpr int U = kChains<TB>;
+  using V = typename VecOf<T, VB>::type;
+  const auto load = [](const T* p) {
+    V v;
+    std::memcpy(&v, p, sizeof v);
+    return v;
+  };
+  V acc[U][NV];
+  for (int u = 0; u < U; ++u)
+    for (int n = 0; n < NV; ++n) acc[u][n] = V{};
+  std::int64_t p = b;
+  for (; p + U <= e; p += U) {
+    for (int u = 0; u < U; ++u) {
+      const T v = val[p + u];
+      const T* xr = x + static_cast<std::int64_t>(col[p + u]) * ldx;
+      for (int n = 0; n < NV; ++n) acc[u][n] += v * load(xr + n * L);
+    }
+  }
+  for (; p < e; ++p) {
+    const T v = val[p];
+    const T* xr = x + static_cast<std::int64_t>(col[p]) * ldx;
+    for (int n = 0; n < NV; ++n) acc[0][n] += v * load(xr + n * L);
+  }
+  for (int u = 1; u < U; ++u)
+    for (int n = 0; n < NV; ++n) acc[0][n] += acc[u][n];
+  for (int n = 0; n < NV; ++n) out.write_vec(y + n * L, acc[0][n]);
+}
+
+// The columns [0, k) of one row: tiles of TB bytes while they fit, then the rest in halving tiles down
+// to 16 bytes (k = 33 doubles: a 256-byte tile, then one column alone), then column by column.
+template <int TB, class T, class Idx, class Out>
+__attribute__((always_inline)) inline void row_tiles(const T* val, const Idx* col, std::int64_t b, std::int64_t e, const T* x,
+                      std::int64_t ldx, T* y, std::int64_t k, Out out) {
+  constexpr std::int64_t W = TB / static_cast<int>(sizeof(T));
+  std::int64_t c = 0;
+  for (; c + W <= k; c += W) row_tile<TB>(val, col, b, e, x + c, ldx, y + c, out);
+  if (c == k) return;
+  if constexpr (TB > kMinTileBytes) {
+    row_tiles<TB / 2>(val, col, b, e, x + c, ldx, y + c, k - c, out);
+  } else {
+    for (; c < k; ++c) {  // fewer columns than one 128-bit vector holds
+      T sum = 0;
+      for (std::int64_t p = b; p < e; ++p) sum += val[p] * x[static_cast<std::int64_t>(col[p]) * ldx + c];
+      out.write(y[c], sum);
+    }
+  }
+}
+
+// Column indices: 32-bit CSR indices, or 16-bit offsets from the row (col - i) where every non-zero of
+// A lies within 32767 of the diagonal (stencils, FEM and road meshes in a local ordering): 2 bytes less
+// per non-zero to stream, as A's arrays are most of what a row-major product at small k reads. With
+// offsets, X is addressed from the row's own line of X.
+using DiagOffset = std::int16_t;
+template <class Idx, class T>
+inline const T* row_x(const T* x, std::int64_t i, std::int64_t ldx) {
+  if constexpr (std::is_same_v<Idx, DiagOffset>) return x + i * ldx;
+  else return x;
+}
+
+// Rows [r0, r1) with main tiles of TB bytes. Column-major Y (ColOut): Y(i, c) = y[c * ldy + i], with
+// k at most kMaxTileBytes of T; a block of kColOutRows rows is computed into a row-major buffer, then
+// written column by column, so each column of Y gets a contiguous run instead of one strided store per
+// entry (64 columns: 64 pages touched per row).
+inline constexpr std::int64_t kColOutRows = 32;
+
+// Y(i, c) = out(buf[(i - i0) * k + c]) for rows [i0, i1): lanes x lanes blocks transposed in registers,
+// the edges element by element.
+template <class T, class Out>
+inline void write_columns(const T* buf, std::int64_t k, std::int64_t i0, std::int64_t i1, T* y, std::int64_t ldy,
+                          Out out) {
+  constexpr std::int64_t L = Vec64<T>::lanes;
+  const std::int64_t n = i1 - i0, full_rows = n / L * L, full_cols = k / L * L;
+  for (std::int64_t ib = 0; ib < full_rows; ib += L)
+    for (std::int64_t c = 0; c < full_cols; c += L) {
+      vec64_t<T> v[L];
+      for (std::int64_t q = 0; q < L; ++q) v[q] = load64(buf + (ib + q) * k + c);
+      transpose_in_registers<T>(v);
+      for (std::int64_t q = 0; q < L; ++q) out.write_vec(y + (c + q) * ldy + i0 + ib, v[q]);
+    }
+  for (std::int64_t c = 0; c < k; ++c)
+    for (std::int64_t r = c < full_cols ? full_rows : 0; r < n; ++r) out.write(y[c * ldy + i0 + r], buf[r * k + c]);
+}
+
+template <int TB, bool ColOut, class T, class Idx, class Out>
+void rows_with_tiles(const std::int64_t* ptr, const Idx* col, const T* val, std::int64_t r0,
+                     std::int64_t r1, const T* x, std::int64_t ldx, T* y, std::int64_t ldy, std::int64_t k, Out out) {
+  if constexpr (!ColOut) {
+    for (std::int64_t i = r0; i < r1; ++i) row_tiles<TB>(val, col, ptr[i], ptr[i + 1], row_x<Idx>(x, i, ldx), ldx, y + i * ldy, k, out);
+  } else {
+    alignas(64) T buf[kColOutRows * kMaxTileBytes / sizeof(T)];
+    const Epilogue<T, EpilogueKind::assign> raw{T(1), T(0)};
+    for (std::int64_t i0 = r0; i0 < r1; i0 += kColOutRows) {
+      const std::int64_t i1 = std::min(r1, i0 + kColOutRows);
+      for (std::int64_t i = i0; i < i1; ++i)
+        row_tiles<TB>(val, col, ptr[i], ptr[i + 1], row_x<Idx>(x, i, ldx), ldx, buf + (i - i0) * k, k, raw);
+      write_columns(buf, k, i0, i1, y, ldy, out);
+    }
+  }
+}
+
+// The main tile for k columns of T: the largest power of two bytes within k's row, 16..kMaxTileBytes.
+template <class T>
+constexpr int main_tile_bytes(std::int64_t k) {
+  int tb = kMinTileBytes;
+  while (tb < kMaxTileBytes && static_cast<std::int64_t>(2 * tb) <= k * static_cast<std::int64_t>(sizeof(T))) tb *= 2;
+  return tb;
+}
+
+// rows_with_tiles<tb> for a tile width chosen at run time (one switch per row range).
+template <bool ColOut, class T, class Idx, class Out>
+void rows_dispatch(int tb, const std::int64_t* ptr, const Idx* col, const T* val, std::int64_t r0,
+                   std::int64_t r1, const T* x, std::int64_t ldx, T* y, std::int64_t ldy, std::int64_t k, Out out) {
+  switch (tb) {
+    case 16: return rows_with_tiles<16, ColOut>(ptr, col, val, r0, r1, x, ldx, y, ldy, k, out);
+    case 32: return rows_with_tiles<32, ColOut>(ptr, col, val, r0, r1, x, ldx, y, ldy, k, out);
+    case 64: return rows_with_tiles<64, ColOut>(ptr, col, val, r0, r1, x, ldx, y, ldy, k, out);
+    case 128: return rows_with_tiles<128, ColOut>(ptr, col, val, r0, r1, x, ldx, y, ldy, k, out);
+    case 256: return rows_with_tiles<256, ColOut>(ptr, col, val, r0, r1, x, ldx, y, ldy, k, out);
+    default: return rows_with_tiles<kMaxTileBytes, ColOut>(ptr, col, val, r0, r1, x, ldx, y, ldy, k, out);
+  }
+}
+static_assert(kMaxTileBytes == 512, "rows_dispatch lists the tile widths 16..512 bytes");
+
+}  // namespace spkit::cpu::spmm
