@@ -214,11 +214,13 @@ void Plan<T>::apply(const T* x, std::int64_t ldx, T* y, std::int64_t ldy, std::i
   if (p.backend == Backend::cuda && p.on_device(x, y, p.cols, p.rows, "Plan::apply")) {
     // Each column gathered on the device by a strided copy, run, and copied back into Y.
     p.make_device_buffers();
+    T* dx = p.dx.template as<T>();
+    T* dy = p.dy.template as<T>();
     for (std::int64_t c = 0; c < k; ++c) {
-      plan_device::copy_strided(p.dx.as<T>(), 1, x + c, ldx, sizeof(T), p.cols, stream);
-      if (beta != T(0)) plan_device::copy_strided(p.dy.as<T>(), 1, y + c, ldy, sizeof(T), p.rows, stream);
-      p.spmv->run(alpha, p.dx.as<T>(), beta, p.dy.as<T>(), stream);
-      plan_device::copy_strided(y + c, ldy, p.dy.as<T>(), 1, sizeof(T), p.rows, stream);
+      plan_device::copy_strided(dx, 1, x + c, ldx, sizeof(T), p.cols, stream);
+      if (beta != T(0)) plan_device::copy_strided(dy, 1, y + c, ldy, sizeof(T), p.rows, stream);
+      p.spmv->run(alpha, dx, beta, dy, stream);
+      plan_device::copy_strided(y + c, ldy, dy, 1, sizeof(T), p.rows, stream);
     }
     return;
   }
