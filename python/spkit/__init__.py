@@ -250,13 +250,55 @@ class Plan(_spkit.Plan):
         """This plan as a LinearOperator: arrays="numpy" gives scipy.sparse.linalg's, "cupy" the one of
         cupyx.scipy.sparse.linalg (CuPy arrays in and out; CUDA plans), "auto" the latter for a CUDA plan
         when CuPy is installed."""
-        from spkit._operator import linear_operator
-
-        return linear_operator(self, arrays)
+        return _linear_operator(self, arrays)
 
     def __repr__(self) -> str:
         where = "cpu" if self.backend == "cpu" else f"cuda:{self.device}"
         return f"spkit.Plan({self.rows}x{self.cols}, kernel={self.kernel!r}, dtype={self.dtype}, device={where!r})"
+
+
+def _linear_operator(plan: Any, arrays: str = "auto") -> Any:
+    """The LinearOperator running `plan`: matvec is plan(x), rmatvec plan(x, transpose=True), matmat
+    plan.apply_block. arrays: "numpy", "cupy" or "auto" (cupy for a CUDA plan when CuPy imports)."""
+    if arrays not in ("auto", "numpy", "cupy"):
+        raise ValueError(f'arrays must be "auto", "numpy" or "cupy", got {arrays!r}')
+    if arrays == "auto":
+        arrays = "numpy"
+        if plan.backend == "cuda":
+            try:
+                import cupy  # noqa: F401
+
+                arrays = "cupy"
+            except ImportError:
+                pass
+    if arrays == "cupy":
+        if plan.backend != "cuda":
+            raise ValueError('arrays="cupy" needs a CUDA plan (spkit.Plan(A, device="cuda"))')
+        from cupyx.scipy.sparse.linalg import LinearOperator
+    else:
+        from scipy.sparse.linalg import LinearOperator
+
+    class PlanOperator(LinearOperator):
+        def __init__(self) -> None:
+            super().__init__(dtype=plan.dtype, shape=(plan.rows, plan.cols))
+            self.plan = plan
+
+        def _matvec(self, x: Any) -> Any:
+            return plan.matvec(x)
+
+        def _rmatvec(self, x: Any) -> Any:
+            return plan.rmatvec(x)
+
+        def _matmat(self, X: Any) -> Any:
+            return plan.matmat(X)
+
+        def _rmatmat(self, X: Any) -> Any:
+            return plan.rmatmat(X)
+
+        def __repr__(self) -> str:
+            return f"<{plan.rows}x{plan.cols} LinearOperator over {plan!r}>"
+
+    return PlanOperator()
 
 
 def _as_vector(x: Any, dtype: str) -> Any:

@@ -24,8 +24,10 @@ template <class T>
 Csr<T> transpose_csr(const Csr<T>& a);
 
 // Fewest expected transposed products for which a CPU plan caches A^T. Building A^T and planning the
-// kernel on it costs a few products; the scatter product costs about 1.5-2 forward ones (measured on
-// this project's 2-core development box with lap3d 7-point and fem_mesh: see docs/PERFORMANCE.md, "CG").
+// kernel on it added 7-9 forward products to the plan, and the scatter product ran at 0.4-0.6x the
+// forward speed (so it loses about one product each): break-even near 8 (lap3d 7-point n = 60 and
+// fem_mesh n = 50 on the 2-core development box, `spkit_example_cg --time-transpose`; docs/PERFORMANCE.md,
+// "CG").
 inline constexpr std::int64_t kTransposeCacheMinProducts = 8;
 
 // How a plan runs its transposed products.
