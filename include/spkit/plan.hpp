@@ -10,6 +10,7 @@
 //   spkit::Plan<double> plan(a, settings);
 //   plan.apply(x, y);                    // y = A x       (x, y host or device pointers)
 //   plan.apply(x, y, 2.0, 1.0);          // y = 2 A x + y
+//   plan.apply_transpose(u, v);          // v = A^T u   (settings.expected_transpose_products > 0)
 //
 // The selector (spkit/select.hpp: select_kernel) reads cheap statistics of the matrix (spkit/stats.hpp)
 // and the number of products the caller expects, so that a conversion that costs more than it saves is
@@ -60,6 +61,20 @@ class Plan {
   // product are enqueued on `stream`, which apply then synchronizes. CPU plans ignore the stream.
   void apply(const T* x, T* y, T alpha, T beta, Stream stream);
 
+  // y = alpha*A^T*x + beta*y: x has rows() and y cols() elements, pointers and stream as for apply.
+  // Needs PlanSettings::expected_transpose_products > 0 (throws Error otherwise): with enough of them the
+  // plan holds A^T and runs its kernel on it, with few (CPU) it scatters A's rows; transpose() says which.
+  void apply_transpose(const T* x, T* y, T alpha = T(1), T beta = T(0));
+  void apply_transpose(const T* x, T* y, T alpha, T beta, Stream stream);
+
+  // Y = alpha*A*X + beta*Y on a block of k vectors, row-major: X(j, c) = x[j * ldx + c] (cols() rows),
+  // Y(i, c) = y[i * ldy + c] (rows() rows), ldx, ldy >= k; entries between k and ld are not touched.
+  // Runs k products of the plan's kernel, one per column gathered into a contiguous vector (the plan keeps
+  // no copy of A for an SpMM kernel, and its kernel was chosen for this matrix), so its cost is k applies
+  // plus a strided gather and scatter. Pointers and stream as for apply.
+  void apply(const T* x, std::int64_t ldx, T* y, std::int64_t ldy, std::int64_t k, T alpha = T(1),
+             T beta = T(0), Stream stream = {});
+
   std::int64_t rows() const;
   std::int64_t cols() const;
   const std::string& kernel() const;       // the registry name running
@@ -67,6 +82,8 @@ class Plan {
   const Selection& selection() const;      // why this kernel (for "auto"; the named kernel otherwise)
   double plan_ms() const;                  // wall time of the constructor
   std::uint64_t bytes_moved() const;       // per product, as the kernel counts them
+  // How apply_transpose runs: "none", "scatter" or "cached A^T" (with the kernel's detail).
+  std::string transpose_detail() const;
 
  private:
   struct Impl;

@@ -21,6 +21,10 @@ struct PlanSettings {
   int threads = 0;                       // CPU threads (0: all the process may use)
   int device = 0;                        // CUDA device ordinal
   std::int64_t expected_products = 100;  // how many products the caller will run with this plan
+  // How many transposed products (Plan::apply_transpose) the caller will run: 0 (none: apply_transpose
+  // throws), a few (CPU: a scatter over A's rows, no second copy of the matrix) or enough to pay for
+  // building A^T and planning the kernel on it (src/plan/transpose_plan.hpp; CUDA plans always do).
+  std::int64_t expected_transpose_products = 0;
   // Symmetric renumbering P A P^T kept inside the plan (spkit/reorder.hpp); apply still takes x and
   // returns y in the caller's numbering. "none", "rcm", "hubsort", or "auto": a reordering is
   // considered when enough products are expected to pay for it and the matrix is badly numbered, and

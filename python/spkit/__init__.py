@@ -171,7 +171,7 @@ class Plan(_spkit.Plan):
     """y = alpha*A*x + beta*y for one matrix, planned once (spkit::Plan<T>).
 
     Plan(A, kernel="auto", precision=None, threads=0, device="cpu", expected_products=100,
-         ordering="auto", tuning="auto", tuning_budget_ms=0.0)
+         ordering="auto", tuning="auto", tuning_budget_ms=0.0, expected_transpose_products=0)
 
     A: scipy sparse matrix (converted to canonical CSR; the plan keeps its own copy).
     kernel: "auto" (the selector picks from the matrix's statistics; see .selection) or a registry name
@@ -184,7 +184,18 @@ class Plan(_spkit.Plan):
     tuning: "model", "measure" (time the model's top candidates on A, keep the fastest) or "auto"
         (measure from 1000 expected products); tuning_budget_ms bounds it (0: the default bound).
 
+    expected_transpose_products: how many products with A^T you will run (rmatvec, plan.T, lsqr): 0
+        (none; they raise spkit.Error), a few (CPU: a scatter over A's rows) or many (the plan builds
+        A^T once and runs its kernel on it; .transpose_detail says which).
+
     plan(x) returns a new y = A x; plan(x, y, alpha, beta) updates y in place and returns it.
+    plan(x, transpose=True) is A^T x. plan.apply_block(X, Y, alpha, beta): Y = alpha A X + beta Y on
+    C-order 2-D blocks.
+
+    In solvers: a Plan duck-types what scipy.sparse.linalg.aslinearoperator accepts (shape, dtype,
+    matvec, rmatvec, matmat), so it goes unchanged into scipy.sparse.linalg.cg/gmres/lsqr/eigsh;
+    plan @ x, plan.T and plan.as_linear_operator() (a scipy LinearOperator, or for a CUDA plan one of
+    cupyx.scipy.sparse.linalg taking CuPy arrays) give the operator explicitly.
     x and y: 1-D contiguous arrays of the plan's dtype; NumPy for a CPU plan; CuPy/DLPack device
     arrays (or NumPy, copied through the plan's buffers) for a CUDA plan. Wrong dtype: TypeError;
     wrong length, dimensions, strides or device: ValueError.
@@ -192,7 +203,7 @@ class Plan(_spkit.Plan):
 
     def __init__(self, A: Any, kernel: str = "auto", precision: DTypeLike = None, threads: int = 0,
                  device: Union[str, int] = "cpu", expected_products: int = 100, ordering: str = "auto",
-                 tuning: str = "auto", tuning_budget_ms: float = 0.0) -> None:
+                 tuning: str = "auto", tuning_budget_ms: float = 0.0, expected_transpose_products: int = 0) -> None:
         if not sp.issparse(A):
             raise TypeError(f"expected a scipy.sparse matrix or array, got {type(A).__name__}")
         dtype = _precision(precision, A.dtype)
@@ -200,15 +211,129 @@ class Plan(_spkit.Plan):
         rows, cols, indptr, indices, data = _csr_arrays(A, dtype)
         prec = _spkit.Precision.float32 if dtype == np.float32 else _spkit.Precision.float64
         super().__init__(prec, rows, cols, indptr, indices, data, kernel, backend, int(threads), ordinal,
-                         int(expected_products), str(ordering), str(tuning), float(tuning_budget_ms))
+                         int(expected_products), str(ordering), str(tuning), float(tuning_budget_ms),
+                         int(expected_transpose_products))
 
     @property
     def shape(self) -> tuple:
         return (self.rows, self.cols)
 
+    # The operator protocol of scipy.sparse.linalg (aslinearoperator reads shape, dtype and these).
+    def matvec(self, x: Any) -> Any:
+        """A x for a vector x of cols elements (shape (n,) or (n, 1), as LinearOperator.matvec)."""
+        return _reshape_like(self(_as_vector(x, self.dtype)), x)
+
+    def rmatvec(self, x: Any) -> Any:
+        """A^T x (A is real: the adjoint) for x of rows elements; needs expected_transpose_products > 0."""
+        return _reshape_like(self(_as_vector(x, self.dtype), transpose=True), x)
+
+    def matmat(self, X: Any) -> Any:
+        """A X for a 2-D X of cols rows: one apply_block on a C-order copy when X is not one already."""
+        X = _as_block(X, self.dtype)
+        Y = _empty_like_block(X, (self.rows, X.shape[1]), self.dtype)
+        return self.apply_block(X, Y)
+
+    def rmatmat(self, X: Any) -> Any:
+        """A^T X, column by column."""
+        cols = [self.rmatvec(X[:, j]) for j in range(X.shape[1])]
+        return _stack_columns(cols, X, self.cols, self.dtype)
+
+    def __matmul__(self, x: Any) -> Any:
+        return self.matmat(x) if getattr(x, "ndim", 1) == 2 else self.matvec(x)
+
+    @property
+    def T(self) -> Any:
+        """A^T as a LinearOperator (the plan's transposed products)."""
+        return self.as_linear_operator().T
+
+    def as_linear_operator(self, arrays: str = "auto") -> Any:
+        """This plan as a LinearOperator: arrays="numpy" gives scipy.sparse.linalg's, "cupy" the one of
+        cupyx.scipy.sparse.linalg (CuPy arrays in and out; CUDA plans), "auto" the latter for a CUDA plan
+        when CuPy is installed."""
+        return _linear_operator(self, arrays)
+
     def __repr__(self) -> str:
         where = "cpu" if self.backend == "cpu" else f"cuda:{self.device}"
         return f"spkit.Plan({self.rows}x{self.cols}, kernel={self.kernel!r}, dtype={self.dtype}, device={where!r})"
+
+
+def _linear_operator(plan: Any, arrays: str = "auto") -> Any:
+    """The LinearOperator running `plan`: matvec is plan(x), rmatvec plan(x, transpose=True), matmat
+    plan.apply_block. arrays: "numpy", "cupy" or "auto" (cupy for a CUDA plan when CuPy imports)."""
+    if arrays not in ("auto", "numpy", "cupy"):
+        raise ValueError(f'arrays must be "auto", "numpy" or "cupy", got {arrays!r}')
+    if arrays == "auto":
+        arrays = "numpy"
+        if plan.backend == "cuda":
+            try:
+                import cupy  # noqa: F401
+
+                arrays = "cupy"
+            except ImportError:
+                pass
+    if arrays == "cupy":
+        if plan.backend != "cuda":
+            raise ValueError('arrays="cupy" needs a CUDA plan (spkit.Plan(A, device="cuda"))')
+        from cupyx.scipy.sparse.linalg import LinearOperator
+    else:
+        from scipy.sparse.linalg import LinearOperator
+
+    class PlanOperator(LinearOperator):
+        def __init__(self) -> None:
+            super().__init__(dtype=plan.dtype, shape=(plan.rows, plan.cols))
+            self.plan = plan
+
+        def _matvec(self, x: Any) -> Any:
+            return plan.matvec(x)
+
+        def _rmatvec(self, x: Any) -> Any:
+            return plan.rmatvec(x)
+
+        def _matmat(self, X: Any) -> Any:
+            return plan.matmat(X)
+
+        def _rmatmat(self, X: Any) -> Any:
+            return plan.rmatmat(X)
+
+        def __repr__(self) -> str:
+            return f"<{plan.rows}x{plan.cols} LinearOperator over {plan!r}>"
+
+    return PlanOperator()
+
+
+def _as_vector(x: Any, dtype: str) -> Any:
+    """x as a 1-D contiguous array of the plan's dtype, in x's own library (NumPy or CuPy)."""
+    xp = _array_module(x)
+    return xp.ascontiguousarray(x.reshape(-1), dtype=dtype)
+
+
+def _reshape_like(y: Any, x: Any) -> Any:
+    return y.reshape(-1, 1) if getattr(x, "ndim", 1) == 2 else y
+
+
+def _as_block(X: Any, dtype: str) -> Any:
+    xp = _array_module(X)
+    return xp.ascontiguousarray(X, dtype=dtype)
+
+
+def _empty_like_block(X: Any, shape: tuple, dtype: str) -> Any:
+    return _array_module(X).empty(shape, dtype=dtype)
+
+
+def _stack_columns(cols: list, X: Any, rows: int, dtype: str) -> Any:
+    xp = _array_module(X)
+    if not cols:
+        return xp.empty((rows, 0), dtype=dtype)
+    return xp.stack([c.reshape(-1) for c in cols], axis=1)
+
+
+def _array_module(x: Any) -> Any:
+    """cupy for CuPy arrays, numpy otherwise."""
+    if type(x).__module__.split(".")[0] == "cupy":
+        import cupy
+
+        return cupy
+    return np
 
 
 def spgemm(A: Any, B: Any = None, *, kernel: str = "auto", precision: DTypeLike = None,

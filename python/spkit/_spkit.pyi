@@ -39,16 +39,24 @@ def bench_row_keys() -> list[str]: ...
 def bench(matrices: Sequence[str], kernels: str, device: str, precision: str, threads: Sequence[int], reps: int, warmup: int, size: str, generated: bool, seed: int, out: str, measure_bandwidth: bool, progress: object | None, command: str) -> str: ...
 
 class Plan:
-    def __init__(self, precision: Precision, rows: int, cols: int, indptr: Annotated[NDArray[numpy.int64], dict(shape=(None,), order='C', device='cpu', writable=False)], indices: Annotated[NDArray[numpy.int32], dict(shape=(None,), order='C', device='cpu', writable=False)], data: Annotated[NDArray, dict(shape=(None,), order='C', device='cpu', writable=False)], kernel: str, backend: str, threads: int, device: int, expected_products: int, ordering: str, tuning: str, tuning_budget_ms: float) -> None: ...
+    def __init__(self, precision: Precision, rows: int, cols: int, indptr: Annotated[NDArray[numpy.int64], dict(shape=(None,), order='C', device='cpu', writable=False)], indices: Annotated[NDArray[numpy.int32], dict(shape=(None,), order='C', device='cpu', writable=False)], data: Annotated[NDArray, dict(shape=(None,), order='C', device='cpu', writable=False)], kernel: str, backend: str, threads: int, device: int, expected_products: int, ordering: str, tuning: str, tuning_budget_ms: float, expected_transpose_products: int = 0) -> None: ...
 
-    def __call__(self, x: object, y: object | None = None, alpha: float = 1.0, beta: float = 0.0) -> object:
+    def __call__(self, x: object, y: object | None = None, alpha: float = 1.0, beta: float = 0.0, transpose: bool = False) -> object:
         """
         y = alpha*A*x + beta*y. Without y, returns a new array (A x times alpha) on x's device; with y,
         updates y in place and returns it. x, y: 1-D contiguous arrays of the plan's dtype.
+        transpose=True: A^T instead of A (the plan needs expected_transpose_products > 0).
         """
 
-    def apply(self, x: object, y: object, alpha: float = 1.0, beta: float = 0.0) -> object:
-        """y = alpha*A*x + beta*y in place (y required); returns y."""
+    def apply(self, x: object, y: object, alpha: float = 1.0, beta: float = 0.0, transpose: bool = False) -> object:
+        """
+        y = alpha*A*x + beta*y (A^T with transpose=True) in place (y required); returns y.
+        """
+
+    def apply_block(self, X: object, Y: object, alpha: float = 1.0, beta: float = 0.0) -> object:
+        """
+        Y = alpha*A*X + beta*Y in place on row-major (C-order) 2-D blocks of k vectors; returns Y.
+        """
 
     @property
     def rows(self) -> int: ...
@@ -73,6 +81,9 @@ class Plan:
 
     @property
     def bytes_moved(self) -> int: ...
+
+    @property
+    def transpose_detail(self) -> str: ...
 
     @property
     def selection(self) -> dict: ...

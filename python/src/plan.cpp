@@ -22,27 +22,9 @@ bool is_host(int device_type) {
   return device_type == nb::device::cpu::value || device_type == nb::device::cuda_host::value;
 }
 
+// The array lives where the plan can read it (its device, or host memory).
 template <class Array>
-void check_vector(const Array& v, const char* name, std::int64_t expected, nb::dlpack::dtype want, Where where,
-                  int device) {
-  if (v.dtype() != want)
-    throw nb::type_error((std::string(name) + " has dtype " + dtype_name(v.dtype()) + ", the plan computes in " +
-                          dtype_name(want) + ": convert it (e.g. " + name + ".astype(" +
-                          (want.bits == 32 ? "numpy.float32" : "numpy.float64") +
-                          ")) or make the plan with precision=\"" + dtype_name(want) + "\"")
-                             .c_str());
-  if (v.ndim() != 1)
-    throw nb::value_error((std::string(name) + " must be 1-dimensional, got " + std::to_string(v.ndim()) +
-                           " dimensions")
-                              .c_str());
-  if (static_cast<std::int64_t>(v.shape(0)) != expected)
-    throw nb::value_error((std::string(name) + " has " + std::to_string(v.shape(0)) + " elements, the matrix needs " +
-                           std::to_string(expected) + (name[0] == 'x' ? " (its columns)" : " (its rows)"))
-                              .c_str());
-  if (v.shape(0) > 1 && v.stride(0) != 1)
-    throw nb::value_error((std::string(name) + " is not contiguous (stride " + std::to_string(v.stride(0)) +
-                           " elements): pass a contiguous copy, e.g. numpy.ascontiguousarray(" + name + ")")
-                              .c_str());
+void check_place(const Array& v, const char* name, Where where, int device) {
   const int dt = v.device_type();
   const bool on_host = is_host(dt);
   const bool on_gpu = dt == nb::device::cuda::value || dt == nb::device::cuda_managed::value;
@@ -58,6 +40,30 @@ void check_vector(const Array& v, const char* name, std::int64_t expected, nb::d
                               .c_str());
 }
 
+template <class Array>
+void check_vector(const Array& v, const char* name, std::int64_t expected, nb::dlpack::dtype want, Where where,
+                  int device, const char* length_is) {
+  if (v.dtype() != want)
+    throw nb::type_error((std::string(name) + " has dtype " + dtype_name(v.dtype()) + ", the plan computes in " +
+                          dtype_name(want) + ": convert it (e.g. " + name + ".astype(" +
+                          (want.bits == 32 ? "numpy.float32" : "numpy.float64") +
+                          ")) or make the plan with precision=\"" + dtype_name(want) + "\"")
+                             .c_str());
+  if (v.ndim() != 1)
+    throw nb::value_error((std::string(name) + " must be 1-dimensional, got " + std::to_string(v.ndim()) +
+                           " dimensions")
+                              .c_str());
+  if (static_cast<std::int64_t>(v.shape(0)) != expected)
+    throw nb::value_error((std::string(name) + " has " + std::to_string(v.shape(0)) + " elements, the matrix needs " +
+                           std::to_string(expected) + " (its " + length_is + ")")
+                              .c_str());
+  if (v.shape(0) > 1 && v.stride(0) != 1)
+    throw nb::value_error((std::string(name) + " is not contiguous (stride " + std::to_string(v.stride(0)) +
+                           " elements): pass a contiguous copy, e.g. numpy.ascontiguousarray(" + name + ")")
+                              .c_str());
+  check_place(v, name, where, device);
+}
+
 template <class P>
 struct plan_value;
 template <class T>
@@ -70,7 +76,8 @@ class PyPlan {
   PyPlan(spkit::Precision precision, std::int64_t rows, std::int64_t cols, HostVector<std::int64_t> indptr,
          HostVector<std::int32_t> indices, nb::ndarray<nb::ro, nb::ndim<1>, nb::c_contig, nb::device::cpu> data,
          const std::string& kernel, const std::string& backend, int threads, int device, std::int64_t expected_products,
-         const std::string& ordering, const std::string& tuning, double tuning_budget_ms)
+         const std::string& ordering, const std::string& tuning, double tuning_budget_ms,
+         std::int64_t expected_transpose_products)
       : precision_(precision) {
     spkit::PlanSettings s;
     s.kernel = kernel;
@@ -83,14 +90,15 @@ class PyPlan {
     s.ordering = ordering;
     s.tuning = tuning;
     s.tuning_budget_ms = tuning_budget_ms;
+    s.expected_transpose_products = expected_transpose_products;
     where_ = s.backend == spkit::Backend::cuda ? Where::cuda : Where::host;
     device_ = device;
     if (precision == spkit::Precision::f32) make<float>(rows, cols, indptr, indices, data, s);
     else make<double>(rows, cols, indptr, indices, data, s);
   }
 
-  // y = alpha*A*x + beta*y in place; returns y (the same object).
-  nb::object apply(nb::handle x_obj, nb::handle y_obj, double alpha, double beta) {
+  // y = alpha*op(A)*x + beta*y in place (op(A) = A^T when transpose); returns y (the same object).
+  nb::object apply(nb::handle x_obj, nb::handle y_obj, double alpha, double beta, bool transpose) {
     nb::ndarray<nb::ro> x;
     nb::ndarray<> y;
     if (!nb::try_cast(x_obj, x, false))
@@ -101,13 +109,13 @@ class PyPlan {
       throw nb::type_error(("y must be a writable NumPy, CuPy or other DLPack-capable array, got " +
                             std::string(nb::type_name(y_obj.type()).c_str()))
                                .c_str());
-    run(x, y, alpha, beta);
+    run(x, y, alpha, beta, transpose);
     return nb::borrow(y_obj);
   }
 
   // y = alpha*A*x (+ beta*y when y is given): y is allocated (NumPy) for host x when None.
-  nb::object call(nb::handle x_obj, nb::handle y_obj, double alpha, double beta) {
-    if (!y_obj.is_none()) return apply(x_obj, y_obj, alpha, beta);
+  nb::object call(nb::handle x_obj, nb::handle y_obj, double alpha, double beta, bool transpose) {
+    if (!y_obj.is_none()) return apply(x_obj, y_obj, alpha, beta, transpose);
     nb::ndarray<nb::ro> x;
     if (!nb::try_cast(x_obj, x, false))
       throw nb::type_error(("x must be a NumPy, CuPy or other DLPack-capable array, got " +
@@ -115,19 +123,31 @@ class PyPlan {
                                .c_str());
     if (!is_host(x.device_type())) {
       // A device x: ask x's own library for y on the same device (spkit/_device.py).
-      nb::object y_new = nb::module_::import_("spkit._device").attr("empty_like_device")(x_obj, rows(), dtype_str());
-      return apply(x_obj, y_new, alpha, beta);
+      nb::object y_new =
+          nb::module_::import_("spkit._device").attr("empty_like_device")(x_obj, transpose ? cols() : rows(), dtype_str());
+      return apply(x_obj, y_new, alpha, beta, transpose);
     }
-    nb::object y_new = precision_ == spkit::Precision::f32 ? new_host<float>() : new_host<double>();
+    const std::int64_t n = transpose ? cols() : rows();
+    nb::object y_new = precision_ == spkit::Precision::f32 ? new_host<float>(n) : new_host<double>(n);
     nb::ndarray<> y = nb::cast<nb::ndarray<>>(y_new);
-    run(x, y, alpha, 0.0);
+    run(x, y, alpha, 0.0, transpose);
     return y_new;
+  }
+
+  // Y = alpha*A*X + beta*Y on row-major blocks (Plan<T>::apply with k vectors); returns Y.
+  nb::object apply_block(nb::handle x_obj, nb::handle y_obj, double alpha, double beta) {
+    nb::ndarray<nb::ro> x;
+    nb::ndarray<> y;
+    if (!nb::try_cast(x_obj, x, false) || !nb::try_cast(y_obj, y, false))
+      throw nb::type_error("X and Y must be NumPy, CuPy or other DLPack-capable 2-D arrays (Y writable)");
+    std::visit([&](auto& p) { run_block(*p, x, y, alpha, beta); }, plan_);
+    return nb::borrow(y_obj);
   }
 
   // The baseline of the binding's overhead (bench/python/python_bench.py): `reps` calls of
   // Plan<T>::apply in a C++ loop on the same arrays, after the same checks; total seconds.
   double time_cpp_apply(nb::handle x_obj, nb::handle y_obj, int reps, double alpha, double beta) {
-    apply(x_obj, y_obj, alpha, beta);  // the binding's checks, and a warm-up
+    apply(x_obj, y_obj, alpha, beta, false);  // the binding's checks, and a warm-up
     nb::ndarray<nb::ro> x = nb::cast<nb::ndarray<nb::ro>>(x_obj);
     nb::ndarray<> y = nb::cast<nb::ndarray<>>(y_obj);
     nb::gil_scoped_release release;
@@ -153,6 +173,9 @@ class PyPlan {
   int device() const { return device_; }
   const char* dtype_str() const { return precision_ == spkit::Precision::f32 ? "float32" : "float64"; }
   double plan_ms() const { return std::visit([](auto& p) { return p->plan_ms(); }, plan_); }
+  std::string transpose_detail() const {
+    return std::visit([](auto& p) { return p->transpose_detail(); }, plan_);
+  }
   std::uint64_t bytes_moved() const { return std::visit([](auto& p) { return p->bytes_moved(); }, plan_); }
   nb::dict selection() const {
     const spkit::Selection& s = std::visit([](auto& p) -> const spkit::Selection& { return p->selection(); }, plan_);
@@ -210,18 +233,19 @@ class PyPlan {
   }
 
   template <class T>
-  nb::object new_host() const {
-    const std::size_t n = static_cast<std::size_t>(rows());
+  nb::object new_host(std::int64_t length) const {
+    const std::size_t n = static_cast<std::size_t>(length);
     T* buf = new T[n > 0 ? n : 1];
     nb::capsule owner(buf, [](void* p) noexcept { delete[] static_cast<T*>(p); });
     return nb::cast(nb::ndarray<nb::numpy, T, nb::ndim<1>>(buf, {n}, owner));
   }
 
   template <class T>
-  void run_typed(spkit::Plan<T>& p, const nb::ndarray<nb::ro>& x, nb::ndarray<>& y, double alpha, double beta) {
+  void run_typed(spkit::Plan<T>& p, const nb::ndarray<nb::ro>& x, nb::ndarray<>& y, double alpha, double beta,
+                 bool transpose) {
     const nb::dlpack::dtype want = nb::dtype<T>();
-    check_vector(x, "x", p.cols(), want, where_, device_);
-    check_vector(y, "y", p.rows(), want, where_, device_);
+    check_vector(x, "x", transpose ? p.rows() : p.cols(), want, where_, device_, transpose ? "rows, for A^T" : "columns");
+    check_vector(y, "y", transpose ? p.cols() : p.rows(), want, where_, device_, transpose ? "columns, for A^T" : "rows");
     const bool x_host = is_host(x.device_type());
     const bool y_host = is_host(y.device_type());
     if (x_host != y_host)
@@ -236,18 +260,56 @@ class PyPlan {
     // Short products stay under the GIL: releasing and taking it back costs more than they do.
     // The plan's scratch buffers make it one product at a time: calls from several Python threads queue
     // on this mutex (taken after the GIL is released, so no thread waits for it holding the GIL).
+    const auto product = [&] {
+      if (transpose) p.apply_transpose(xp, yp, static_cast<T>(alpha), static_cast<T>(beta));
+      else p.apply(xp, yp, static_cast<T>(alpha), static_cast<T>(beta));
+    };
     if (p.rows() + p.cols() + static_cast<std::int64_t>(p.bytes_moved() / 64) < (1 << 16)) {
       std::lock_guard<std::mutex> lock(mutex_);
-      p.apply(xp, yp, static_cast<T>(alpha), static_cast<T>(beta));
+      product();
     } else {
       nb::gil_scoped_release release;
       std::lock_guard<std::mutex> lock(mutex_);
-      p.apply(xp, yp, static_cast<T>(alpha), static_cast<T>(beta));
+      product();
     }
   }
 
-  void run(const nb::ndarray<nb::ro>& x, nb::ndarray<>& y, double alpha, double beta) {
-    std::visit([&](auto& p) { run_typed(*p, x, y, alpha, beta); }, plan_);
+  void run(const nb::ndarray<nb::ro>& x, nb::ndarray<>& y, double alpha, double beta, bool transpose) {
+    std::visit([&](auto& p) { run_typed(*p, x, y, alpha, beta, transpose); }, plan_);
+  }
+
+  // A row-major block of `rows` rows: 2-D, the plan's dtype, unit stride along a row, rows `ld` apart.
+  template <class T, class Array>
+  std::int64_t check_block(const Array& v, const char* name, std::int64_t rows, std::int64_t k) const {
+    if (v.ndim() != 2) throw nb::value_error((std::string(name) + " must be 2-dimensional").c_str());
+    if (v.dtype() != nb::dtype<T>())
+      throw nb::type_error((std::string(name) + " has dtype " + dtype_name(v.dtype()) + ", the plan computes in " +
+                            dtype_name(nb::dtype<T>()))
+                               .c_str());
+    if (static_cast<std::int64_t>(v.shape(0)) != rows || static_cast<std::int64_t>(v.shape(1)) != k)
+      throw nb::value_error((std::string(name) + " has shape (" + std::to_string(v.shape(0)) + ", " +
+                             std::to_string(v.shape(1)) + "), expected (" + std::to_string(rows) + ", " +
+                             std::to_string(k) + ")")
+                                .c_str());
+    if ((k > 1 && v.stride(1) != 1) || (rows > 1 && v.stride(0) < k))
+      throw nb::value_error((std::string(name) + " must be row-major with contiguous rows (C order): pass "
+                             "numpy.ascontiguousarray(" + name + ")")
+                                .c_str());
+    check_place(v, name, where_, device_);
+    return rows > 1 ? static_cast<std::int64_t>(v.stride(0)) : k;
+  }
+
+  template <class T>
+  void run_block(spkit::Plan<T>& p, const nb::ndarray<nb::ro>& x, nb::ndarray<>& y, double alpha, double beta) {
+    const std::int64_t k = y.ndim() == 2 ? static_cast<std::int64_t>(y.shape(1)) : 0;
+    const std::int64_t ldx = check_block<T>(x, "X", p.cols(), k);
+    const std::int64_t ldy = check_block<T>(y, "Y", p.rows(), k);
+    if (is_host(x.device_type()) != is_host(y.device_type()))
+      throw nb::value_error("X and Y must both be host arrays or both be device arrays");
+    nb::gil_scoped_release release;
+    std::lock_guard<std::mutex> lock(mutex_);
+    p.apply(static_cast<const T*>(x.data()), ldx, static_cast<T*>(y.data()), ldy, k, static_cast<T>(alpha),
+            static_cast<T>(beta));
   }
 
   std::mutex mutex_;
@@ -263,14 +325,19 @@ void register_plan(nb::module_& m) {
   nb::class_<PyPlan>(m, "Plan")
       .def(nb::init<spkit::Precision, std::int64_t, std::int64_t, HostVector<std::int64_t>, HostVector<std::int32_t>,
                     nb::ndarray<nb::ro, nb::ndim<1>, nb::c_contig, nb::device::cpu>, const std::string&,
-                    const std::string&, int, int, std::int64_t, const std::string&, const std::string&, double>(),
+                    const std::string&, int, int, std::int64_t, const std::string&, const std::string&, double, std::int64_t>(),
            "precision"_a, "rows"_a, "cols"_a, "indptr"_a, "indices"_a, "data"_a, "kernel"_a, "backend"_a, "threads"_a,
-           "device"_a, "expected_products"_a, "ordering"_a, "tuning"_a, "tuning_budget_ms"_a)
+           "device"_a, "expected_products"_a, "ordering"_a, "tuning"_a, "tuning_budget_ms"_a,
+           "expected_transpose_products"_a = 0)
       .def("__call__", &PyPlan::call, "x"_a, "y"_a.none() = nb::none(), "alpha"_a = 1.0, "beta"_a = 0.0,
+           "transpose"_a = false,
            "y = alpha*A*x + beta*y. Without y, returns a new array (A x times alpha) on x's device; with y,\n"
-           "updates y in place and returns it. x, y: 1-D contiguous arrays of the plan's dtype.")
-      .def("apply", &PyPlan::apply, "x"_a, "y"_a, "alpha"_a = 1.0, "beta"_a = 0.0,
-           "y = alpha*A*x + beta*y in place (y required); returns y.")
+           "updates y in place and returns it. x, y: 1-D contiguous arrays of the plan's dtype.\n"
+           "transpose=True: A^T instead of A (the plan needs expected_transpose_products > 0).")
+      .def("apply", &PyPlan::apply, "x"_a, "y"_a, "alpha"_a = 1.0, "beta"_a = 0.0, "transpose"_a = false,
+           "y = alpha*A*x + beta*y (A^T with transpose=True) in place (y required); returns y.")
+      .def("apply_block", &PyPlan::apply_block, "X"_a, "Y"_a, "alpha"_a = 1.0, "beta"_a = 0.0,
+           "Y = alpha*A*X + beta*Y in place on row-major (C-order) 2-D blocks of k vectors; returns Y.")
       .def("_time_cpp_apply", &PyPlan::time_cpp_apply, "x"_a, "y"_a, "reps"_a, "alpha"_a = 1.0, "beta"_a = 0.0)
       .def_prop_ro("rows", &PyPlan::rows)
       .def_prop_ro("cols", &PyPlan::cols)
@@ -280,6 +347,7 @@ void register_plan(nb::module_& m) {
       .def_prop_ro("dtype", &PyPlan::dtype_str)
       .def_prop_ro("plan_ms", &PyPlan::plan_ms)
       .def_prop_ro("bytes_moved", &PyPlan::bytes_moved)
+      .def_prop_ro("transpose_detail", &PyPlan::transpose_detail)
       .def_prop_ro("selection", &PyPlan::selection);
 
   nb::enum_<spkit::Precision>(m, "Precision").value("float32", spkit::Precision::f32).value("float64", spkit::Precision::f64);

@@ -5,12 +5,14 @@
 
 #include <omp.h>
 
+#include <algorithm>
 #include <chrono>
 #include <string>
 #include <vector>
 
 #include "spkit/config.hpp"
 #include "plan/permuted_spmv.hpp"
+#include "plan/transpose_plan.hpp"
 #include "spkit/error.hpp"
 #include "spkit/reorder.hpp"
 #ifdef SPKIT_HAVE_CUDA
@@ -52,12 +54,22 @@ struct Plan<T>::Impl {
   int device = 0;
   Selection selection;
   std::unique_ptr<SpmvPlan<T>> spmv;
+  std::unique_ptr<SpmvPlan<T>> transposed;  // y = alpha A^T x + beta y; null when none are expected
+  plan_detail::TransposeMode transpose_mode = plan_detail::TransposeMode::none;
   double plan_ms = 0;
+  std::vector<T> column_x, column_y;  // block applies on host pointers: one column, contiguous
 #ifdef SPKIT_HAVE_CUDA
-  plan_device::DeviceArray dx, dy;  // host-pointer applies: x and y on the device (made on first need)
+  // Host-pointer applies and block applies: x and y on the device (made on first need), each of
+  // max(rows, cols) elements so transposed products use them too.
+  plan_device::DeviceArray dx, dy;
 
-  void apply_cuda(const T* x, T* y, T alpha, T beta, Stream stream);
+  // `kernel` maps n_in elements of x to n_out of y (rows/cols, or swapped for A^T).
+  void apply_cuda(SpmvPlan<T>& kernel, std::int64_t n_in, std::int64_t n_out, const T* x, T* y, T alpha, T beta,
+                  Stream stream);
+  void make_device_buffers();
+  bool on_device(const void* x, const void* y, std::int64_t n_in, std::int64_t n_out, const char* what) const;
 #endif
+  void run(bool transpose, const T* x, T* y, T alpha, T beta, Stream stream);
 };
 
 template <class T>
@@ -98,6 +110,7 @@ Plan<T>::Plan(const Csr<T>& a, const PlanSettings& settings) : impl_(std::make_u
       p.selection.ordering_reason = "ordering " + settings.ordering + " requested";
     }
   }
+  p.transposed = plan_detail::make_transpose_plan(a, settings, p.selection, p.transpose_mode);
   p.plan_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
 }
 
@@ -110,47 +123,117 @@ Plan<T>& Plan<T>::operator=(Plan&&) noexcept = default;
 
 #ifdef SPKIT_HAVE_CUDA
 template <class T>
-void Plan<T>::Impl::apply_cuda(const T* x, T* y, T alpha, T beta, Stream stream) {
-  if (rows == 0) return;  // nothing to write
+void Plan<T>::Impl::make_device_buffers() {
+  const std::size_t bytes = static_cast<std::size_t>(std::max(rows, cols)) * sizeof(T);
+  if (dx.empty()) dx = plan_device::DeviceArray(bytes, "plan x");
+  if (dy.empty()) dy = plan_device::DeviceArray(bytes, "plan y");
+}
+
+// True when x and y are device pointers, false when both are host pointers; throws when they differ.
+template <class T>
+bool Plan<T>::Impl::on_device(const void* x, const void* y, std::int64_t n_in, std::int64_t n_out,
+                              const char* what) const {
   plan_device::select_device(device);
-  const std::size_t xb = static_cast<std::size_t>(cols) * sizeof(T), yb = static_cast<std::size_t>(rows) * sizeof(T);
-  // Without columns x is never read (and may be null): y alone says where the vectors live.
-  const plan_device::PointerKind ky = plan_device::pointer_kind(y);
-  const plan_device::PointerKind kx = cols > 0 ? plan_device::pointer_kind(x) : ky;
-  if (kx != ky)
-    throw Error("Plan::apply: x and y must both be host or both be device pointers (x is " +
+  // Without inputs x is never read (and may be null): y alone says where the vectors live.
+  const plan_device::PointerKind ky = n_out > 0 ? plan_device::pointer_kind(y) : plan_device::PointerKind::host;
+  const plan_device::PointerKind kx = n_in > 0 ? plan_device::pointer_kind(x) : ky;
+  if (n_out > 0 && kx != ky)
+    throw Error(std::string(what) + ": x and y must both be host or both be device pointers (x is " +
                 std::string(kx == plan_device::PointerKind::host ? "host" : "device") + ", y is " +
                 std::string(ky == plan_device::PointerKind::host ? "host" : "device") + ")");
-  if (kx == plan_device::PointerKind::device) {  // no copies, nothing waited for
-    spmv->run(alpha, x, beta, y, stream);
+  return ky == plan_device::PointerKind::device;
+}
+
+template <class T>
+void Plan<T>::Impl::apply_cuda(SpmvPlan<T>& kernel, std::int64_t n_in, std::int64_t n_out, const T* x, T* y,
+                               T alpha, T beta, Stream stream) {
+  if (n_out == 0) return;  // nothing to write
+  if (on_device(x, y, n_in, n_out, "Plan::apply")) {  // no copies, nothing waited for
+    kernel.run(alpha, x, beta, y, stream);
     return;
   }
   // Host pointers: x (and y when beta reads it) go up through buffers allocated once, y comes back.
-  if (dx.empty()) dx = plan_device::DeviceArray(xb, "plan x");
-  if (dy.empty()) dy = plan_device::DeviceArray(yb, "plan y");
+  const std::size_t xb = static_cast<std::size_t>(n_in) * sizeof(T), yb = static_cast<std::size_t>(n_out) * sizeof(T);
+  make_device_buffers();
   plan_device::upload(dx.as<T>(), x, xb, stream);
   if (beta != T(0)) plan_device::upload(dy.as<T>(), y, yb, stream);
-  spmv->run(alpha, dx.as<T>(), beta, dy.as<T>(), stream);
+  kernel.run(alpha, dx.as<T>(), beta, dy.as<T>(), stream);
   plan_device::download(y, dy.as<T>(), yb, stream);
   plan_device::synchronize(stream);  // y is the caller's once apply returns; a fault surfaces here
 }
 #endif
 
 template <class T>
+void Plan<T>::Impl::run(bool transpose, const T* x, T* y, T alpha, T beta, Stream stream) {
+  const std::int64_t n_in = transpose ? rows : cols, n_out = transpose ? cols : rows;
+  const char* what = transpose ? "Plan::apply_transpose" : "Plan::apply";
+  if ((n_in > 0 && !x) || (n_out > 0 && !y)) throw Error(std::string(what) + ": null x or y");
+  if (transpose && !transposed)
+    throw Error("Plan::apply_transpose: the plan was built for no transposed products; set "
+                "PlanSettings::expected_transpose_products to how many you will run");
+  SpmvPlan<T>& kernel = transpose ? *transposed : *spmv;
+  if (backend == Backend::cpu) return kernel.run(alpha, x, beta, y, stream);
+#ifdef SPKIT_HAVE_CUDA
+  return apply_cuda(kernel, n_in, n_out, x, y, alpha, beta, stream);
+#else
+  throw DeviceError(what, "this build of spkit has no CUDA support");
+#endif
+}
+
+template <class T>
 void Plan<T>::apply(const T* x, T* y, T alpha, T beta) {
-  apply(x, y, alpha, beta, Stream{});
+  impl_->run(false, x, y, alpha, beta, Stream{});
 }
 
 template <class T>
 void Plan<T>::apply(const T* x, T* y, T alpha, T beta, Stream stream) {
+  impl_->run(false, x, y, alpha, beta, stream);
+}
+
+template <class T>
+void Plan<T>::apply_transpose(const T* x, T* y, T alpha, T beta) {
+  impl_->run(true, x, y, alpha, beta, Stream{});
+}
+
+template <class T>
+void Plan<T>::apply_transpose(const T* x, T* y, T alpha, T beta, Stream stream) {
+  impl_->run(true, x, y, alpha, beta, stream);
+}
+
+template <class T>
+void Plan<T>::apply(const T* x, std::int64_t ldx, T* y, std::int64_t ldy, std::int64_t k, T alpha, T beta,
+                    Stream stream) {
   Impl& p = *impl_;
-  if ((p.cols > 0 && !x) || (p.rows > 0 && !y)) throw Error("Plan::apply: null x or y");
-  if (p.backend == Backend::cpu) return p.spmv->run(alpha, x, beta, y, stream);
+  if (k < 0) throw Error("Plan::apply: the block has k = " + std::to_string(k) + " vectors, must be >= 0");
+  if (ldx < k || ldy < k)
+    throw Error("Plan::apply: row-major blocks need ldx >= k and ldy >= k (k " + std::to_string(k) + ", ldx " +
+                std::to_string(ldx) + ", ldy " + std::to_string(ldy) + ")");
+  if (k == 0 || p.rows == 0) return;
+  if ((p.cols > 0 && !x) || !y) throw Error("Plan::apply: null X or Y");
 #ifdef SPKIT_HAVE_CUDA
-  return p.apply_cuda(x, y, alpha, beta, stream);
-#else
-  throw DeviceError("Plan::apply", "this build of spkit has no CUDA support");
+  if (p.backend == Backend::cuda && p.on_device(x, y, p.cols, p.rows, "Plan::apply")) {
+    // Each column gathered on the device by a strided copy, run, and copied back into Y.
+    p.make_device_buffers();
+    T* dx = p.dx.template as<T>();
+    T* dy = p.dy.template as<T>();
+    for (std::int64_t c = 0; c < k; ++c) {
+      plan_device::copy_strided(dx, 1, x + c, ldx, sizeof(T), p.cols, stream);
+      if (beta != T(0)) plan_device::copy_strided(dy, 1, y + c, ldy, sizeof(T), p.rows, stream);
+      p.spmv->run(alpha, dx, beta, dy, stream);
+      plan_device::copy_strided(y + c, ldy, dy, 1, sizeof(T), p.rows, stream);
+    }
+    return;
+  }
 #endif
+  p.column_x.resize(static_cast<std::size_t>(p.cols));
+  p.column_y.resize(static_cast<std::size_t>(p.rows));
+  for (std::int64_t c = 0; c < k; ++c) {
+    for (std::int64_t j = 0; j < p.cols; ++j) p.column_x[j] = x[j * ldx + c];
+    if (beta != T(0))
+      for (std::int64_t i = 0; i < p.rows; ++i) p.column_y[i] = y[i * ldy + c];
+    p.run(false, p.column_x.data(), p.column_y.data(), alpha, beta, stream);
+    for (std::int64_t i = 0; i < p.rows; ++i) y[i * ldy + c] = p.column_y[i];
+  }
 }
 
 template <class T>
@@ -167,6 +250,13 @@ template <class T>
 double Plan<T>::plan_ms() const { return impl_->plan_ms; }
 template <class T>
 std::uint64_t Plan<T>::bytes_moved() const { return impl_->spmv->bytes_moved(); }
+template <class T>
+std::string Plan<T>::transpose_detail() const {
+  const Impl& p = *impl_;
+  std::string text = plan_detail::to_string(p.transpose_mode);
+  if (p.transposed && !p.transposed->detail().empty()) text += " (" + p.transposed->detail() + ")";
+  return text;
+}
 
 template class Plan<float>;
 template class Plan<double>;

@@ -21,6 +21,14 @@ void upload(void* dst, const void* src, std::size_t bytes, Stream stream) {
 void download(void* dst, const void* src, std::size_t bytes, Stream stream) {
   if (bytes > 0) SPKIT_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToHost, cuda::cuda_stream(stream)));
 }
+void copy_strided(void* dst, std::int64_t dst_stride, const void* src, std::int64_t src_stride,
+                  std::size_t elem_bytes, std::int64_t count, Stream stream) {
+  if (count <= 0) return;
+  // One element per "row" of a 2-D copy: the pitches are the strides in bytes.
+  SPKIT_CUDA_CHECK(cudaMemcpy2DAsync(dst, static_cast<std::size_t>(dst_stride) * elem_bytes, src,
+                                     static_cast<std::size_t>(src_stride) * elem_bytes, elem_bytes,
+                                     static_cast<std::size_t>(count), cudaMemcpyDefault, cuda::cuda_stream(stream)));
+}
 void synchronize(Stream stream) { SPKIT_CUDA_CHECK(cudaStreamSynchronize(cuda::cuda_stream(stream))); }
 void select_device(int device) { cuda::set_device(device); }
 

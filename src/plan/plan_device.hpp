@@ -2,6 +2,7 @@
 // Host-callable device helpers of the Plan API (src/plan/plan_device.cu). Declared without CUDA types so
 // plan.cpp compiles in every build; call them only when SPKIT_HAVE_CUDA is defined.
 #include <cstddef>
+#include <cstdint>
 
 #include "spkit/kernel.hpp"  // Stream
 
@@ -19,6 +20,10 @@ void release(void* p) noexcept;
 // throws DeviceError for a fault of anything enqueued before.
 void upload(void* dst, const void* src, std::size_t bytes, Stream stream);
 void download(void* dst, const void* src, std::size_t bytes, Stream stream);
+// count elements of elem_bytes each, from src (every src_stride elements) to dst (every dst_stride
+// elements), host or device on either side (unified addressing): the block apply's column gathers.
+void copy_strided(void* dst, std::int64_t dst_stride, const void* src, std::int64_t src_stride,
+                  std::size_t elem_bytes, std::int64_t count, Stream stream);
 void synchronize(Stream stream);
 void select_device(int device);
 
