@@ -1,5 +1,6 @@
-// CPU Gustavson SpGEMM (src/spgemm/cpu/csr.cpp) by route: the one-pass route (rows written into
-// per-thread arrays reserved at C's bound, concatenated) and the two-pass route (exact counts first),
+// CPU Gustavson SpGEMM (src/spgemm/cpu/csr.cpp) by route: the one-pass route (rows written into arrays
+// reserved at C's bound: thread 0's chunks straight into C, the other threads' chunks copied in), the
+// one-pass route with every chunk copied, and the two-pass route (exact counts first),
 // each accumulator, 1 to 4 threads, on the edge cases, the generator families and exact cancellation:
 // every result passes check_spgemm, drops exact zeros, and all of them agree bit for bit (same
 // summation order everywhere).
@@ -72,11 +73,14 @@ void check_routes(const Pair& p, bool fresh) {
   Csr<T> first;
   bool have_first = false;
   for (GustavsonAccumulator acc : {GustavsonAccumulator::dense, GustavsonAccumulator::hash})
-    for (GustavsonRoute route : {GustavsonRoute::one_pass, GustavsonRoute::two_pass})
+    for (GustavsonRoute route :
+         {GustavsonRoute::one_pass, GustavsonRoute::one_pass_copied, GustavsonRoute::two_pass})
       for (int threads : {1, 2, 3, 4}) {
         SCOPED_TRACE(p.name + (sizeof(T) == 4 ? ", float" : ", double") +
                      (acc == GustavsonAccumulator::dense ? ", dense" : ", hash") +
-                     (route == GustavsonRoute::one_pass ? ", one pass" : ", two pass") + ", threads " +
+                     (route == GustavsonRoute::one_pass          ? ", one pass"
+                      : route == GustavsonRoute::one_pass_copied ? ", one pass, copied"
+                                                                 : ", two pass") + ", threads " +
                      std::to_string(threads) + (fresh ? ", seed " + std::to_string(seed) : ", fixed values"));
         SpgemmOptions o;
         o.threads = threads;

@@ -2,10 +2,11 @@
 // the lengths of the rows of B it reaches) are counted first; they bound the row's length in C, as in
 // Nagasaka et al.'s "High-performance sparse matrix-matrix products on Intel KNL and multicore
 // architectures" (ICPP-W 2018). Then one of two routes:
-//   one pass  (the bounds fit in memory) each thread takes a contiguous range of rows of equal
-//             products and writes its rows, sorted, exact zeros dropped, straight into its own arrays,
-//             reserved at the bound but touched only as far as they are written; with one thread those
-//             arrays are C's, with several they are concatenated behind the first thread's;
+//   one pass  (the bounds fit in memory) rows written, sorted, exact zeros dropped, into arrays reserved
+//             at the bound but touched only as far as they are written: with one thread C's own; with
+//             several, rows are cut into chunks of equal products, thread 0 writes the chunks it takes
+//             from the front into C's arrays and the others the chunks they take from the back into
+//             arrays of their own, copied into C once all are done;
 //   two pass  the exact number of distinct columns of each row first (symbolic), then C allocated at
 //             its exact size and each row written in place (numeric), compacted when exact zeros fell.
 // Stages "symbolic" (bounds, or exact counts) and "numeric" (accumulation, writing C) in both routes.
@@ -18,7 +19,9 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <cstddef>
 #include <cstdint>
+#include <mutex>
 #include <string>
 #include <utility>
 #include <vector>
@@ -51,7 +54,7 @@ RowBounds row_bounds(const Csr<T>& a, const Csr<T>& b, int threads) {
   r.products.resize(static_cast<std::size_t>(rows));
   r.prefix.resize(static_cast<std::size_t>(rows) + 1);
   r.bound.resize(static_cast<std::size_t>(rows) + 1);
-#pragma omp parallel for num_threads(threads) schedule(static)
+#pragma omp parallel for num_threads(threads) schedule(dynamic, tuning::spgemm::kBoundRowsPerChunk)
   for (std::int64_t i = 0; i < rows; ++i) {
     std::int64_t n = 0;
     for (std::int64_t p = a.row_ptr[i]; p < a.row_ptr[i + 1]; ++p) n += b.row_length(a.col_idx[p]);
@@ -100,50 +103,79 @@ struct RowsOut {
   }
 };
 
+// Claims chunks of rows for the one-pass route: thread 0 from the front, the others from the back, until
+// they meet. Returns the chunk claimed, or -1 when none is left.
+class ChunkClaims {
+ public:
+  explicit ChunkClaims(int chunks) : back_(chunks) {}
+  int claim(bool from_front) {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    if (front_ == back_) return -1;
+    return from_front ? front_++ : --back_;
+  }
+  int front_chunks() const { return front_; }  // once every thread is done
+
+ private:
+  std::mutex mutex_;
+  int front_ = 0, back_;
+};
+
+// Rows are cut into chunks of equal products. Thread 0 takes chunks from the front and writes their
+// rows straight into C's arrays, reserved at C's bound; the other threads take chunks from the back,
+// each chunk into arrays of its own, copied behind thread 0's rows at the end. Whatever thread 0 does
+// costs no copy, and on a loaded machine the threads that run take the chunks of those that do not.
 template <class T, template <class> class Accumulator>
-Csr<T> one_pass(const Csr<T>& a, const Csr<T>& b, const RowBounds& bounds, int threads,
+Csr<T> one_pass(const Csr<T>& a, const Csr<T>& b, const RowBounds& bounds, int threads, bool copy_all,
                 const detail::StageMarks& marks) {
   const std::int64_t rows = a.rows;
   Csr<T> c;
   c.rows = rows;
   c.cols = b.cols;
   c.row_ptr.assign(static_cast<std::size_t>(rows) + 1, 0);
-  std::vector<RowsOut<T>> out(static_cast<std::size_t>(threads));
-  std::vector<std::int64_t> begin(static_cast<std::size_t>(threads) + 1);
-  for (int t = 0; t <= threads; ++t) begin[t] = range_begin(bounds.prefix, t, threads);
+  const int chunks = threads == 1 ? 1 : threads * tuning::spgemm::kOnePassChunksPerThread;
+  std::vector<std::int64_t> first(static_cast<std::size_t>(chunks) + 1);
+  for (int k = 0; k <= chunks; ++k) first[k] = range_begin(bounds.prefix, k, chunks);
+  RowsOut<T> front;
+  std::vector<RowsOut<T>> back(static_cast<std::size_t>(chunks));
+  ChunkClaims claims(chunks);
   marks.host("numeric");
 #pragma omp parallel num_threads(threads)
   {
-    const int t = omp_get_thread_num();
-    // The first thread's arrays become C's: room for all of C, the others' for their range.
-    out[t].reserve(t == 0 ? bounds.bound[rows] : bounds.bound[begin[t + 1]] - bounds.bound[begin[t]]);
+    const bool is_front = omp_get_thread_num() == 0 && !copy_all;
+    if (omp_get_thread_num() == 0) front.reserve(bounds.bound[rows]);
     Accumulator<T> acc(b.cols);
-    for (std::int64_t i = begin[t]; i < begin[t + 1]; ++i)
-      c.row_ptr[i + 1] = out[t].add_row(acc, a, b, i, bounds.products[i]);
+    for (int k; (k = claims.claim(is_front)) >= 0;) {
+      RowsOut<T>& out = is_front ? front : back[k];
+      if (!is_front) out.reserve(bounds.bound[first[k + 1]] - bounds.bound[first[k]]);
+      for (std::int64_t i = first[k]; i < first[k + 1]; ++i)
+        c.row_ptr[i + 1] = out.add_row(acc, a, b, i, bounds.products[i]);
+    }
   }
-  std::vector<std::size_t> at(static_cast<std::size_t>(threads) + 1, 0);
-  for (int t = 0; t < threads; ++t) at[t + 1] = at[t] + out[t].col.size();
-  c.col_idx = std::move(out[0].col);
-  c.values = std::move(out[0].val);
-  if (threads > 1) {
-    // Each thread first touches the pages it will copy its rows to, then one resize, then the copies.
+  const int split = claims.front_chunks();
+  std::vector<std::size_t> at(static_cast<std::size_t>(chunks) + 1, front.col.size());
+  for (int k = split; k < chunks; ++k) at[k + 1] = at[k] + back[k].col.size();
+  c.col_idx = std::move(front.col);
+  c.values = std::move(front.val);
+  if (split < chunks) {
+    // The copies' destination pages are first touched by all threads (the kernel zeroes each fresh page
+    // at its first touch), then one resize, then the chunks copied; one team for the three steps.
 #pragma omp parallel num_threads(threads)
     {
-      const int t = omp_get_thread_num();
-      if (t > 0) {
-        touch_pages_parallel(c.col_idx.data() + at[t], (at[t + 1] - at[t]) * sizeof(std::int32_t));
-        touch_pages_parallel(c.values.data() + at[t], (at[t + 1] - at[t]) * sizeof(T));
+#pragma omp for schedule(dynamic, 1)
+      for (int k = split; k < chunks; ++k) {
+        touch_pages_parallel(c.col_idx.data() + at[k], (at[k + 1] - at[k]) * sizeof(std::int32_t));
+        touch_pages_parallel(c.values.data() + at[k], (at[k + 1] - at[k]) * sizeof(T));
       }
-#pragma omp barrier
 #pragma omp single
       {
-        c.col_idx.resize(at[threads]);
-        c.values.resize(at[threads]);
+        c.col_idx.resize(at[chunks]);
+        c.values.resize(at[chunks]);
       }
-      if (t > 0) {
-        std::copy(out[t].col.begin(), out[t].col.end(), c.col_idx.begin() + at[t]);
-        std::copy(out[t].val.begin(), out[t].val.end(), c.values.begin() + at[t]);
-        out[t] = RowsOut<T>{};
+#pragma omp for schedule(dynamic, 1)
+      for (int k = split; k < chunks; ++k) {
+        std::copy(back[k].col.begin(), back[k].col.end(), c.col_idx.begin() + static_cast<std::ptrdiff_t>(at[k]));
+        std::copy(back[k].val.begin(), back[k].val.end(), c.values.begin() + static_cast<std::ptrdiff_t>(at[k]));
+        back[k] = RowsOut<T>{};
       }
     }
   }
@@ -219,10 +251,11 @@ SpgemmResult<T> gustavson(const Csr<T>& a, const Csr<T>& b, const SpgemmOptions&
   const std::uint64_t bound_bytes = detail::mul_sat(static_cast<std::uint64_t>(bounds.bound[a.rows]),
                                                     (threads > 1 ? 2 : 1) * (sizeof(std::int32_t) + sizeof(T)));
   const auto budget = static_cast<double>(available_memory_bytes()) * tuning::spgemm::kOnePassMemoryShare;
-  const bool one = route == detail::GustavsonRoute::one_pass ||
+  const bool copy_all = route == detail::GustavsonRoute::one_pass_copied;
+  const bool one = route == detail::GustavsonRoute::one_pass || copy_all ||
                    (route == detail::GustavsonRoute::automatic && static_cast<double>(bound_bytes) <= budget);
   SpgemmResult<T> r;
-  r.c = one ? one_pass<T, Accumulator>(a, b, bounds, threads, marks)
+  r.c = one ? one_pass<T, Accumulator>(a, b, bounds, threads, copy_all, marks)
              : two_pass<T, Accumulator>(a, b, bounds, threads, marks);
   marks.end();
   r.detail = std::string(Accumulator<T>::kName) + (one ? ", one pass, " : ", symbolic + numeric, ") +
