@@ -291,14 +291,14 @@ class SellSimd : public CpuSpmvPlan<T> {
   std::vector<Task> task_;
 };
 
-// Cost model: the slots of SELL-C-sigma as MatrixStats estimates them (C = 32, sigma 1024: at least our
-// padding), 16-bit indices when every column fits 16 bits, else 32-bit; a 2-byte mask per 16 slots and the
-// 4-byte permutation per row.
+// Cost model: the slots of SELL-C-sigma as MatrixStats estimates them (C = 32, sigma 1024), capped at
+// tuning::kCpuSellSimdPaddingCap since the long rows that pad those slices run outside ours; 16-bit indices
+// when every column fits 16 bits, else 32-bit; a 2-byte mask per 16 slots and the 4-byte permutation per row.
 CostEstimate sell_simd_cost(const MatrixStats& s, Precision p, const PlanOptions& o) {
   if (s.rows >= std::numeric_limits<std::int32_t>::max()) return cost::not_applicable("rows exceed 32 bits");
   CostEstimate e;
   e.applicable = true;
-  const double slots = static_cast<double>(s.nnz) * (1.0 + s.sell_padding_ratio);
+  const double slots = static_cast<double>(s.nnz) * (1.0 + std::min(s.sell_padding_ratio, tuning::kCpuSellSimdPaddingCap));
   const bool narrow = s.cols <= 65536;
   e.bytes = static_cast<std::uint64_t>(slots * (static_cast<double>(cost::value_bytes(p)) + (narrow ? 2 : 4) + 2.0 / 16)) +
             static_cast<std::uint64_t>(s.rows) * 4 + cost::vector_bytes(s, p);
