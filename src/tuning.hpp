@@ -54,6 +54,22 @@ inline constexpr double kCpuBsrMaxFill = 1.25;
 // at 0.77x (1 thread) and 0.84x (2 threads) the rate of cpu.csr.omp.spkit: 0.8x the CSR figure.
 inline constexpr double kCpuBsrEfficiency = 0.8 * kCsrSpkitEfficiency;
 
+// cpu.sell.omp.simd (SELL-C-sigma, 16 rows per AVX-512 register): rows are sorted by length within windows
+// of kCpuSellSimdSigma rows (small enough that a window's rows stay near each other in x); rows of at
+// least max(kCpuSellSimdLongRowMin, kCpuSellSimdLongRowFactor x mean length) entries leave the slices and
+// run as CSR chunks of about kCpuSellSimdChunkNnz entries (one huge row shared by the threads).
+// Dev box A/B, 2026-11-27, docs/perf/spmv-cpu.md.
+inline constexpr std::int64_t kCpuSellSimdSigma = 1024;
+inline constexpr std::int64_t kCpuSellSimdLongRowMin = 32;
+inline constexpr std::int64_t kCpuSellSimdLongRowFactor = 4;
+inline constexpr std::int64_t kCpuSellSimdChunkNnz = 4096;
+// Its cost model: padding as MatrixStats' SELL-32 estimate but at most kCpuSellSimdPaddingCap (the long
+// rows that pad those slices run outside ours: measured 0-9% on the suite's geometric, random, powerlaw
+// and circuit against SELL-32's 3-89%), and its efficiency over its own bytes.
+inline constexpr double kCpuSellSimdPaddingCap = 0.15;
+// (Not fitted: cpu.csr.omp.spkit's figure; per own byte it ran at or above that kernel on all four, 1 thread.)
+inline constexpr double kCpuSellSimdEfficiency = kCsrSpkitEfficiency;
+
 // Fixed cost per product of the CPU kernels' models, microseconds: fork-join (and merge-path carries)
 // kCpuForkJoinUs + kCpuPerThreadUs per thread; the DIA kernels' measured figures.
 inline constexpr double kCpuForkJoinUs = 2;

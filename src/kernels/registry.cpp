@@ -13,6 +13,7 @@ void register_cpu_hyb_kernels(Registry&);
 void register_cpu_bmsparse_kernels(Registry&);
 void register_cpu_dia_kernels(Registry&);
 void register_cpu_sell_kernels(Registry&);
+void register_cpu_sell_simd_kernels(Registry&);
 void register_cpu_bsr_kernels(Registry&);
 #ifdef SPKIT_HAVE_CUDA
 void register_cuda_csr_scalar_kernels(Registry&);
@@ -49,6 +50,7 @@ const Registry& registry() {
     register_cpu_bmsparse_kernels(reg);
     register_cpu_dia_kernels(reg);
     register_cpu_sell_kernels(reg);
+    register_cpu_sell_simd_kernels(reg);
     register_cpu_bsr_kernels(reg);
 #ifdef SPKIT_HAVE_CUDA
     register_cuda_csr_scalar_kernels(reg);
