@@ -12,15 +12,15 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 
 M="$SRC/tests/data/matrices/bcsstk03.mtx.gz"
 out=$("$SPKIT" spmv "$M" --kernel auto --device cpu --threads 1 --reps 3 --precision both --quiet)
-echo "$out" | grep -q '^auto  *[a-z]* *cpu  *float' || fail "no float auto row: $out"
-echo "$out" | grep -q '^auto  *[a-z]* *cpu  *double' || fail "no double auto row: $out"
-echo "$out" | grep -q 'picked cpu\.' || fail "the auto row does not say which kernel it picked: $out"
+grep -q '^auto  *[a-z]* *cpu  *float' <<<"$out" || fail "no float auto row: $out"
+grep -q '^auto  *[a-z]* *cpu  *double' <<<"$out" || fail "no double auto row: $out"
+grep -q 'picked cpu\.' <<<"$out" || fail "the auto row does not say which kernel it picked: $out"
 # By default auto measures its top candidates (1,000,000 expected products); the reason says what it measured
 # and what the model predicted.
-echo "$out" | grep -q '^auto (cpu, double, 1 threads): cpu\.[a-z0-9_.]*: measured .* model: cpu\.[a-z0-9_.]*: predicted' ||
+grep -q '^auto (cpu, double, 1 threads): cpu\.[a-z0-9_.]*: measured .* model: cpu\.[a-z0-9_.]*: predicted' <<<"$out" ||
   fail "no reason line: $out"
 model=$("$SPKIT" spmv "$M" --kernel auto --device cpu --threads 1 --reps 3 --tuning model --quiet)
-echo "$model" | grep -q '^auto (cpu, double, 1 threads): cpu\.[a-z0-9_.]*: predicted' || fail "no model reason line: $model"
+grep -q '^auto (cpu, double, 1 threads): cpu\.[a-z0-9_.]*: predicted' <<<"$model" || fail "no model reason line: $model"
 if echo "$out" | grep -q 'FAILED'; then fail "auto row failed validation: $out"; fi
 
 # JSON rows carry picked and pick_reason.

@@ -14,19 +14,19 @@ M="$TMP/mesh.mtx"
 common=(--device cpu --threads 1 --reps 3 --quiet)
 
 out=$("$SPKIT" spmv "$M" --kernel auto "${common[@]}" --ordering rcm --tuning model)
-echo "$out" | grep -q '^auto .* ok .*rcm ordering' || fail "auto row not renumbered by rcm: $out"
-echo "$out" | grep -q '^auto (cpu, double, 1 threads): cpu\.[a-z0-9_.]*: predicted.*; ordering rcm: ordering rcm requested' \
+grep -q '^auto .* ok .*rcm ordering' <<<"$out" || fail "auto row not renumbered by rcm: $out"
+grep -q '^auto (cpu, double, 1 threads): cpu\.[a-z0-9_.]*: predicted.*; ordering rcm: ordering rcm requested' <<<"$out" \
   || fail "reason does not name the ordering: $out"
 
 out=$("$SPKIT" spmv "$M" --kernel auto "${common[@]}" --tuning measure --tuning-budget-ms 2000)
-echo "$out" | grep -q '^auto (cpu, double, 1 threads): cpu\.[a-z0-9_.]*: measured .* per product, the fastest of' \
+grep -q '^auto (cpu, double, 1 threads): cpu\.[a-z0-9_.]*: measured .* per product, the fastest of' <<<"$out" \
   || fail "measured reason missing: $out"
 if echo "$out" | grep -q 'FAILED'; then fail "auto row failed validation: $out"; fi
 
 # --reorder: the same y as the matrix as given (the CLI's y is in the given numbering).
 "$SPKIT" spmv "$M" --kernel cpu.csr.serial "${common[@]}" --y-out "$TMP/y.mtx" > /dev/null
 out=$("$SPKIT" spmv "$M" --kernel cpu.csr.serial "${common[@]}" --reorder rcm --y-out "$TMP/y_rcm.mtx")
-echo "$out" | grep -q 'on the rcm-renumbered matrix' || fail "--reorder note missing: $out"
+grep -q 'on the rcm-renumbered matrix' <<<"$out" || fail "--reorder note missing: $out"
 python3 - "$TMP/y.mtx" "$TMP/y_rcm.mtx" <<'PY'
 import sys
 def read(p):

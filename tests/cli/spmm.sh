@@ -27,9 +27,9 @@ MTX
 
 out=$("$SPKIT" spmm "$TMP/a.mtx" --k 1,3,33 --layout row,col --kernel all,auto --device cpu --threads 1,2 \
         --reps 3 --warmup 1 --quiet)
-echo "$out" | grep -q "cpu.csr.spmm_rowmajor" || fail "no row-major kernel row: $out"
-echo "$out" | grep -q "cpu.csr.spmm_colmajor" || fail "no column-major kernel row: $out"
-echo "$out" | grep -q "^auto (cpu, double, col-major, k 33" || fail "no auto reason line: $out"
+grep -q "cpu.csr.spmm_rowmajor" <<<"$out" || fail "no row-major kernel row: $out"
+grep -q "cpu.csr.spmm_colmajor" <<<"$out" || fail "no column-major kernel row: $out"
+grep -q "^auto (cpu, double, col-major, k 33" <<<"$out" || fail "no auto reason line: $out"
 if echo "$out" | grep -q FAILED; then fail "a kernel FAILED: $out"; fi
 
 json=$("$SPKIT" spmm "$TMP/a.mtx" --k 4 --layout col --kernel 'cpu.*' --device cpu --precision both --reps 2 \
@@ -52,6 +52,6 @@ for bad in "--k 0" "--layout diagonal" "--kernel nothing.matches"; do
   # shellcheck disable=SC2086
   if err=$("$SPKIT" spmm "$TMP/a.mtx" $bad --device cpu --quiet 2>&1 >/dev/null); then fail "accepted $bad"; fi
   [ "$(echo "$err" | wc -l)" -eq 1 ] || fail "$bad: more than one line: $err"
-  echo "$err" | grep -q "^spkit: error:" || fail "$bad: not an error line: $err"
+  grep -q "^spkit: error:" <<<"$err" || fail "$bad: not an error line: $err"
 done
 echo "spmm.sh: ok"
