@@ -336,9 +336,13 @@ def _array_module(x: Any) -> Any:
     return np
 
 
+def _is_cupy_sparse(M: Any) -> bool:
+    return type(M).__module__.startswith("cupyx.scipy.sparse")
+
+
 def spgemm(A: Any, B: Any = None, *, kernel: str = "auto", precision: DTypeLike = None,
            device: Union[str, int] = "cpu", threads: int = 0, memory_limit: Union[int, str] = 0,
-           info: bool = False) -> Any:
+           info: bool = False, output: str = "auto") -> Any:
     """C = A @ B (A @ A when B is None) as a scipy.sparse.csr_array, computed by spkit's SpGEMM kernels.
 
     kernel: "auto" (the selector's pick for A; when a kernel refuses the product, e.g. out of memory, the
@@ -348,7 +352,19 @@ def spgemm(A: Any, B: Any = None, *, kernel: str = "auto", precision: DTypeLike 
     device (an int, or "512M", "2G"); C is computed in row batches of A that fit. With info=True returns
     (C, dict) where the dict says which kernel ran, why, what refused first and how many row batches.
     Raises ValueError for shapes that do not multiply and spkit.TooLarge when C cannot fit in host memory.
+
+    CuPy: A and B may be cupyx.scipy.sparse matrices; output="auto" then returns C as a
+    cupyx.scipy.sparse.csr_matrix on the current CuPy device (output="cupy" asks for that with scipy
+    inputs, output="scipy" for a scipy csr_array whatever the inputs). The product runs on `device`
+    either way, and A, B and C pass through host memory: the kernels take host CSR arrays.
     """
+    if output not in ("auto", "scipy", "cupy"):
+        raise ValueError(f'output must be "auto", "scipy" or "cupy", got {output!r}')
+    cupy_in = _is_cupy_sparse(A) or _is_cupy_sparse(B)
+    if _is_cupy_sparse(A):
+        A = sp.csr_array(A.get())
+    if _is_cupy_sparse(B):
+        B = sp.csr_array(B.get())
     if B is not None and sp.issparse(A) and sp.issparse(B) and A.shape[1] != B.shape[0]:
         raise ValueError(f"cannot multiply: A is {A.shape[0]}x{A.shape[1]} but B is {B.shape[0]}x{B.shape[1]} "
                          "(A's columns must equal B's rows)")
@@ -365,6 +381,10 @@ def spgemm(A: Any, B: Any = None, *, kernel: str = "auto", precision: DTypeLike 
     arrays, what = run(a[0], a[1], a[2], a[3], a[4], same, b[0], b[1], b[2], b[3], b[4], kernel, backend,
                        int(threads), ordinal, int(memory_limit))
     C = _to_csr_array(arrays, dtype)
+    if output == "cupy" or (output == "auto" and cupy_in):
+        import cupyx.scipy.sparse as csp
+
+        C = csp.csr_matrix(C)
     return (C, what) if info else C
 
 

@@ -121,3 +121,23 @@ def test_cuda_auto(dtype):
     C, what = spkit.spgemm(A, device="cuda", memory_limit="200K", info=True)
     assert what["batches"] > 1
     _assert_product(C, A, A, dtype)
+
+
+def test_output_argument_checked():
+    with pytest.raises(ValueError, match="output"):
+        spkit.spgemm(_random(5, 5, 0.5, 3), output="torch")
+
+
+@pytest.mark.skipif(spkit.gpu_count() == 0, reason="no CUDA device")
+def test_cupy_sparse_in_and_out():
+    pytest.importorskip("cupy", reason="CuPy not installed")
+    csp = pytest.importorskip("cupyx.scipy.sparse")
+    A = _random(300, 200, 0.03, 11)
+    B = _random(200, 250, 0.03, 12)
+    C = spkit.spgemm(csp.csr_matrix(A), csp.csr_matrix(B), device="cuda")
+    assert csp.isspmatrix_csr(C) and C.shape == (300, 250)
+    _assert_product(sp.csr_array(C.get()), A, B, np.float64)
+    C = spkit.spgemm(A, B, device="cuda", output="cupy")
+    assert csp.isspmatrix_csr(C)
+    C = spkit.spgemm(csp.csr_matrix(A), csp.csr_matrix(B), output="scipy")
+    _assert_product(C, A, B, np.float64)
