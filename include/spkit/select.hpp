@@ -40,6 +40,10 @@ struct PlanSettings {
   // Bound on the wall time measuring may take (building and timing the candidates); 0: the default,
   // a fraction of the predicted time of all expected products, capped (src/tuning.hpp).
   double tuning_budget_ms = 0;
+  // The caller keeps its vectors in the plan's numbering (Plan::apply_in_plan_numbering, as a solver
+  // does): "auto" then ranks orderings by the kernel on P A P^T alone, without the per-product gather and
+  // scatter that apply pays. apply still works as always.
+  bool vectors_in_plan_numbering = false;
 };
 
 struct KernelEstimate {

@@ -171,7 +171,8 @@ class Plan(_spkit.Plan):
     """y = alpha*A*x + beta*y for one matrix, planned once (spkit::Plan<T>).
 
     Plan(A, kernel="auto", precision=None, threads=0, device="cpu", expected_products=100,
-         ordering="auto", tuning="auto", tuning_budget_ms=0.0, expected_transpose_products=0)
+         ordering="auto", tuning="auto", tuning_budget_ms=0.0, expected_transpose_products=0,
+         vectors_in_plan_numbering=False)
 
     A: scipy sparse matrix (converted to canonical CSR; the plan keeps its own copy).
     kernel: "auto" (the selector picks from the matrix's statistics; see .selection) or a registry name
@@ -188,6 +189,12 @@ class Plan(_spkit.Plan):
         (none; they raise spkit.Error), a few (CPU: a scatter over A's rows) or many (the plan builds
         A^T once and runs its kernel on it; .transpose_detail says which).
 
+    Solvers that own their vectors can keep them in the plan's numbering and skip the gather and scatter
+    a renumbered plan pays per product: xp = plan.to_plan_numbering(x) once, then
+    plan.matvec_in_plan_numbering(xp) (P A P^T xp) per iteration, and plan.from_plan_numbering(yp) once;
+    plan.numbering[i] is the row of A that plan row i holds (empty when .renumbered is False: the calls
+    then copy). vectors_in_plan_numbering=True tells "auto" to rank orderings without those passes.
+
     plan(x) returns a new y = A x; plan(x, y, alpha, beta) updates y in place and returns it.
     plan(x, transpose=True) is A^T x. plan.apply_block(X, Y, alpha, beta): Y = alpha A X + beta Y on
     C-order 2-D blocks.
@@ -203,7 +210,8 @@ class Plan(_spkit.Plan):
 
     def __init__(self, A: Any, kernel: str = "auto", precision: DTypeLike = None, threads: int = 0,
                  device: Union[str, int] = "cpu", expected_products: int = 100, ordering: str = "auto",
-                 tuning: str = "auto", tuning_budget_ms: float = 0.0, expected_transpose_products: int = 0) -> None:
+                 tuning: str = "auto", tuning_budget_ms: float = 0.0, expected_transpose_products: int = 0,
+                 vectors_in_plan_numbering: bool = False) -> None:
         if not sp.issparse(A):
             raise TypeError(f"expected a scipy.sparse matrix or array, got {type(A).__name__}")
         dtype = _precision(precision, A.dtype)
@@ -212,7 +220,7 @@ class Plan(_spkit.Plan):
         prec = _spkit.Precision.float32 if dtype == np.float32 else _spkit.Precision.float64
         super().__init__(prec, rows, cols, indptr, indices, data, kernel, backend, int(threads), ordinal,
                          int(expected_products), str(ordering), str(tuning), float(tuning_budget_ms),
-                         int(expected_transpose_products))
+                         int(expected_transpose_products), bool(vectors_in_plan_numbering))
 
     @property
     def shape(self) -> tuple:
