@@ -26,11 +26,12 @@ struct PlanSettings {
   // building A^T and planning the kernel on it (src/plan/transpose_plan.hpp; CUDA plans always do).
   std::int64_t expected_transpose_products = 0;
   // Symmetric renumbering P A P^T kept inside the plan (spkit/reorder.hpp); apply still takes x and
-  // returns y in the caller's numbering. "none", "rcm", "hubsort", or "auto": a reordering is
-  // considered when enough products are expected to pay for it and the matrix is badly numbered, and
-  // kept when the cost model (or, when tuning measures, the clock) says it wins. Square matrices only
-  // (a named ordering of a rectangular one throws NotApplicable; "auto" keeps none and says why). A named
-  // kernel runs on P A P^T only when the ordering is named too ("auto" means none for it).
+  // returns y in the caller's numbering. "none", "rcm", "hubsort", "community", or "auto" (rcm or
+  // hubsort, never community): a reordering is considered when enough products are expected to pay for
+  // it and the matrix is badly numbered, and kept when the cost model (or, when tuning measures, the
+  // clock) says it wins. Square matrices only (a named ordering of a rectangular one throws
+  // NotApplicable; "auto" keeps none and says why). A named kernel runs on P A P^T only when the
+  // ordering is named too ("auto" means none for it).
   std::string ordering = "auto";
   // How kernel "auto" decides: "model" (the cost model alone, nothing runs), "measure" (the model's top
   // candidates, with and without the ordering, are built and timed on the matrix for a few products;

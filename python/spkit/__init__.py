@@ -180,8 +180,9 @@ class Plan(_spkit.Plan):
     precision: "float32" / "float64" or a dtype; default: A's dtype when float32, else float64.
     threads: CPU threads (0: all the process may use). device: "cpu", "cuda" or "cuda:N".
     expected_products: how many products you will run (the selector weighs conversion cost by it).
-    ordering: "none", "rcm" (reverse Cuthill-McKee), "hubsort" (hub sorting) or "auto": a symmetric
-        renumbering kept inside the plan; x and y stay in your numbering (.selection["ordering"]).
+    ordering: "none", "rcm" (reverse Cuthill-McKee), "hubsort" (hub sorting), "community" (modularity
+        communities, after Rabbit Order) or "auto" (rcm or hubsort): a symmetric renumbering kept inside
+        the plan; x and y stay in your numbering (.selection["ordering"]).
     tuning: "model", "measure" (time the model's top candidates on A, keep the fastest) or "auto"
         (measure from 1000 expected products); tuning_budget_ms bounds it (0: the default bound).
 

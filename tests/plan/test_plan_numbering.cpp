@@ -1,5 +1,5 @@
 // Vectors in the plan's numbering (Plan::to_plan_numbering, from_plan_numbering, apply_in_plan_numbering):
-// for orderings none, rcm and hubsort and every CPU kernel, the two passes are inverse permutations that
+// for orderings none, rcm and hubsort and every CPU kernel (community with the auto kernel), the two passes are inverse permutations that
 // move user entry numbering()[i] to plan entry i; a product in the plan's numbering is y' = alpha B x' +
 // beta y' for B = P A P^T (checked against the serial double reference on B) and equals P (A x) to
 // rounding; rectangular and unrenumbered plans copy; bad calls throw; PlanSettings::
@@ -126,7 +126,7 @@ TEST(PlanNumbering, AutoKernelMovesFewerBytesInPlanNumbering) {
   PlanSettings s;
   s.tuning = "model";
   s.expected_products = 1000000;
-  for (const char* ordering : {"none", "rcm", "hubsort"}) {
+  for (const char* ordering : {"none", "rcm", "hubsort", "community"}) {
     s.ordering = ordering;
     Plan<double> plan(a, s);
     check_passes(plan, a.rows, std::string("auto ") + ordering);
