@@ -215,6 +215,7 @@ int main(int argc, char** argv) {
     else return usage(("unknown option " + arg).c_str());
   }
   if (o.matrix.empty() == o.family.empty()) return usage("give one of --matrix or --gen");
+  if (o.threads > 0) omp_set_num_threads(o.threads);  // the vector updates too, not only the products
   try {
     spkit::Csr<double> a;
     std::string name;

@@ -15,30 +15,13 @@
 #include "common/axpby_check.hpp"
 #include "common/test_matrices.hpp"
 #include "plan/plan_check.hpp"
+#include "plan/plan_matrices.hpp"
 #include "spkit/error.hpp"
-#include "spkit/gen.hpp"
 #include "spkit/plan.hpp"
 #include "spkit/reorder.hpp"
 
 namespace spkit::test {
 namespace {
-
-Csr<double> random_mesh(std::int64_t n = 7) {
-  GenOptions g;
-  g.family = "fem_mesh";
-  g.n = n;
-  g.dims = 3;
-  g.ordering = "random";
-  return generate(g);
-}
-
-std::vector<NamedMatrix> square_matrices() {
-  std::vector<NamedMatrix> out;
-  for (NamedMatrix& m : edge_case_matrices())
-    if (m.a.rows == m.a.cols) out.push_back(std::move(m));
-  out.push_back({"fem_mesh random", random_mesh()});
-  return out;
-}
 
 // B = P A P^T as the plan numbers it, from numbering() alone (which must be a permutation).
 template <class T>
@@ -88,34 +71,14 @@ void check_products(Plan<T>& plan, const Csr<T>& a, const std::string& what) {
 
 template <class T>
 void check_every_cpu_kernel() {
-  const std::vector<NamedMatrix> matrices = square_matrices();
-  for (const KernelInfo& k : registry().all()) {
-    if (k.backend != Backend::cpu) continue;
-    int ran = 0;
-    for (const NamedMatrix& m : matrices) {
-      const Csr<T> a = csr_cast<T>(m.a);
-      for (const char* ordering : {"none", "rcm", "hubsort"}) {
-        PlanSettings s;
-        s.kernel = k.name;
-        s.threads = 2;
-        s.ordering = ordering;
-        const std::string what = k.name + " " + ordering + " on " + m.name;
-        try {
-          Plan<T> plan(a, s);
-          const bool renumbered = std::string(ordering) != "none";
-          EXPECT_EQ(plan.renumbered(), renumbered) << what;
-          EXPECT_EQ(plan.numbering().size(), renumbered ? static_cast<std::size_t>(a.rows) : 0u) << what;
-          check_passes(plan, a.rows, what);
-          check_products(plan, a, what);
-          ++ran;
-        } catch (const NotApplicable&) {
-          // a kernel may refuse a matrix (the registry test covers that it says so)
-        } catch (const TooLarge&) {
-        }
-      }
-    }
-    EXPECT_GT(ran, 0) << k.name << " ran on no matrix";
-  }
+  for_every_cpu_kernel<T>({"none", "rcm", "hubsort"}, [](Plan<T>& plan, const Csr<T>& a,
+                                                          const std::string& ordering, const std::string& what) {
+    const bool renumbered = ordering != "none";
+    EXPECT_EQ(plan.renumbered(), renumbered) << what;
+    EXPECT_EQ(plan.numbering().size(), renumbered ? static_cast<std::size_t>(a.rows) : 0u) << what;
+    check_passes(plan, a.rows, what);
+    check_products(plan, a, what);
+  });
 }
 
 TEST(PlanNumbering, EveryCpuKernelAndOrderingDouble) { check_every_cpu_kernel<double>(); }

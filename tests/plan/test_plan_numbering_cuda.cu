@@ -4,13 +4,13 @@
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
-#include <algorithm>
 #include <limits>
 #include <string>
 #include <vector>
 
 #include "common/axpby_check.hpp"
 #include "common/test_matrices.hpp"
+#include "kernels/cuda/cuda_common.cuh"
 #include "spkit/device.hpp"
 #include "spkit/error.hpp"
 #include "spkit/gen.hpp"
@@ -19,21 +19,6 @@
 
 namespace spkit::test {
 namespace {
-
-template <class T>
-struct DeviceVector {
-  T* p = nullptr;
-  explicit DeviceVector(const std::vector<T>& h) {
-    EXPECT_EQ(cudaMalloc(&p, std::max<std::size_t>(1, h.size()) * sizeof(T)), cudaSuccess);
-    EXPECT_EQ(cudaMemcpy(p, h.data(), h.size() * sizeof(T), cudaMemcpyHostToDevice), cudaSuccess);
-  }
-  std::vector<T> to_host(std::size_t n) const {
-    std::vector<T> h(n);
-    EXPECT_EQ(cudaMemcpy(h.data(), p, n * sizeof(T), cudaMemcpyDeviceToHost), cudaSuccess);
-    return h;
-  }
-  ~DeviceVector() { cudaFree(p); }
-};
 
 template <class T>
 void check_cuda_numbering(const Csr<T>& a, const char* ordering) {
@@ -61,15 +46,15 @@ void check_cuda_numbering(const Csr<T>& a, const char* ordering) {
     plan.apply_in_plan_numbering(xp.data(), yp.data(), alpha, beta);
     expect_axpby_product(b, xp, yp0, alpha, beta, yp, tag + " (host pointers)");
     // Device pointers: the passes and the product on the GPU.
-    DeviceVector<T> dx(x), dxp(std::vector<T>(x.size())), dy0(y0), dyp(yp0), dback(std::vector<T>(x.size()));
-    plan.to_plan_numbering(dx.p, dxp.p, a.cols);
-    if (beta != T(0)) plan.to_plan_numbering(dy0.p, dyp.p, a.rows);
-    plan.apply_in_plan_numbering(dxp.p, dyp.p, alpha, beta);
-    plan.from_plan_numbering(dxp.p, dback.p, a.cols);
+    cuda::DeviceBuffer<T> dx(x), dxp(x.size()), dy0(y0), dyp(yp0), dback(x.size());
+    plan.to_plan_numbering(dx.get(), dxp.get(), a.cols);
+    if (beta != T(0)) plan.to_plan_numbering(dy0.get(), dyp.get(), a.rows);
+    plan.apply_in_plan_numbering(dxp.get(), dyp.get(), alpha, beta);
+    plan.from_plan_numbering(dxp.get(), dback.get(), a.cols);
     ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
-    EXPECT_EQ(dxp.to_host(x.size()), xp) << tag << ": device to_plan_numbering differs from the host's";
-    EXPECT_EQ(dback.to_host(x.size()), x) << tag << ": device to then from is not the identity";
-    expect_axpby_product(b, xp, yp0, alpha, beta, dyp.to_host(y0.size()), tag + " (device pointers)");
+    EXPECT_EQ(dxp.to_host(), xp) << tag << ": device to_plan_numbering differs from the host's";
+    EXPECT_EQ(dback.to_host(), x) << tag << ": device to then from is not the identity";
+    expect_axpby_product(b, xp, yp0, alpha, beta, dyp.to_host(), tag + " (device pointers)");
   }
 }
 
