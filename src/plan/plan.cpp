@@ -210,8 +210,7 @@ void Plan<T>::Impl::permute(bool to_plan, const T* src, T* dst, std::int64_t n, 
     throw Error(what + ": the two vectors overlap in memory; a permutation cannot be applied in place");
 #ifdef SPKIT_HAVE_CUDA
   if (backend == Backend::cuda && on_device(src, dst, n, n, what.c_str())) {
-    if (!renumbered)  // one contiguous copy: a single "element" of n * sizeof(T) bytes
-      return plan_device::copy_strided(dst, 1, src, 1, static_cast<std::size_t>(bytes), 1, stream);
+    if (!renumbered) return plan_device::copy(dst, src, static_cast<std::size_t>(bytes), stream);
     return to_plan ? renumbered->gather(src, dst, stream) : renumbered->scatter(src, T(0), dst, stream);
   }
 #else
