@@ -1,6 +1,6 @@
 """spkit.Plan with vectors in the plan's numbering: numbering, to_plan_numbering, from_plan_numbering and
-matvec_in_plan_numbering for orderings none, rcm and hubsort against scipy on P A P^T; rectangular plans
-copy; bad arguments raise; scipy's CG on the renumbered operator matches CG on A."""
+matvec_in_plan_numbering for orderings none, rcm, hubsort and community against scipy on P A P^T;
+rectangular plans copy; bad arguments raise; scipy's CG on the renumbered operator matches CG on A."""
 from __future__ import annotations
 
 import numpy as np
@@ -21,7 +21,7 @@ def _shuffled_laplacian() -> sp.csr_array:
 A = _shuffled_laplacian()
 
 
-@pytest.mark.parametrize("ordering", ["none", "rcm", "hubsort"])
+@pytest.mark.parametrize("ordering", ["none", "rcm", "hubsort", "community"])
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
 def test_numbering_passes_and_products(ordering, dtype):
     plan = spkit.Plan(A, precision=dtype, ordering=ordering, threads=2, tuning="model", expected_products=10**6)
