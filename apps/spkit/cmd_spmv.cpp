@@ -1,7 +1,7 @@
 // spkit spmv FILE [--kernel NAME|GLOB|all] [--device cpu|gpu|all] [--precision float|double|both|LIST]
 //                 [--threads N[,N...]] [--reps R] [--warmup W] [--x XFILE] [--y-out YFILE] [--seed S] [--json]
-//                 [--ordering auto|none|rcm|hubsort] [--tuning model|measure|auto] [--tuning-budget-ms MS]
-//                 [--reorder none|rcm|hubsort]
+//                 [--ordering auto|none|rcm|hubsort|community] [--tuning model|measure|auto] [--tuning-budget-ms MS]
+//                 [--reorder none|rcm|hubsort|community]
 // One row per kernel x precision x threads: timing, rates, speedup, validation. Exit code 2 when any
 // kernel FAILED validation (1 for errors, as everywhere).
 #include <algorithm>
@@ -186,7 +186,7 @@ void add_spmv_command(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--ordering", args->ordering,
                   "--kernel auto: renumbering kept inside the plan (auto: when it pays, by the model or the clock)")
-      ->check(CLI::IsMember({"auto", "none", "rcm", "hubsort"}))
+      ->check(CLI::IsMember({"auto", "none", "rcm", "hubsort", "community"}))
       ->capture_default_str();
   cmd->add_option("--tuning", args->tuning,
                   "--kernel auto: model (cost model only), measure (time the top candidates), auto (measure from "
@@ -198,8 +198,8 @@ void add_spmv_command(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--reorder", args->reorder,
                   "renumber the matrix before every kernel (cuSPARSE included): none, rcm (reverse Cuthill-McKee), "
-                  "hubsort (hub sorting)")
-      ->check(CLI::IsMember({"none", "rcm", "hubsort"}))
+                  "hubsort (hub sorting), community (modularity communities after Rabbit Order)")
+      ->check(CLI::IsMember({"none", "rcm", "hubsort", "community"}))
       ->capture_default_str();
   cmd->add_option("--device", args->device, "cpu, gpu or all")
       ->check(CLI::IsMember({"cpu", "gpu", "all"}))

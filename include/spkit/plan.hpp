@@ -19,9 +19,20 @@
 // then every apply also gathers x into the plan's numbering and scatters y back (two passes, counted in
 // bytes_moved). With enough expected products, "auto" times its top candidates (PlanSettings::tuning);
 // selection() says what was measured and what the renumbering and the tuning cost.
+//
+// Iterative solvers that apply A hundreds of times to vectors they own can keep those vectors in the
+// plan's numbering and pay the two passes once per solve instead of once per product:
+//
+//   plan.to_plan_numbering(b, bp);                 // once
+//   ... plan.apply_in_plan_numbering(p, q); ...    // y' = (P A P^T) x': the kernel alone
+//   plan.from_plan_numbering(xp, x);               // once
+//
+// Dot products, norms and axpys give the same results in either numbering (up to summation order).
+// Set PlanSettings::vectors_in_plan_numbering so that "auto" ranks orderings without the passes.
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "spkit/formats/csr.hpp"
 #include "spkit/kernel.hpp"
@@ -75,13 +86,31 @@ class Plan {
   void apply(const T* x, std::int64_t ldx, T* y, std::int64_t ldy, std::int64_t k, T alpha = T(1),
              T beta = T(0), Stream stream = {});
 
+  // -- Vectors in the plan's numbering (a renumbered plan keeps P A P^T; see the top of this file) --
+  // True when the plan keeps A renumbered (selection().ordering != "none"); a rectangular plan never is.
+  bool renumbered() const;
+  // Plan row (and column) i is user row (and column) numbering()[i]; empty when the plan is not renumbered.
+  const std::vector<std::int64_t>& numbering() const;
+  // plan[i] = user[numbering()[i]], for a vector of n elements, n == rows() or n == cols(); a plain copy
+  // when the plan is not renumbered. Host or device pointers as for apply (both of one kind; a CUDA plan
+  // permutes device vectors on the GPU on `stream`, without synchronizing). user and plan must not
+  // overlap (spkit::Error).
+  void to_plan_numbering(const T* user, T* plan, std::int64_t n, Stream stream = {});
+  // The inverse: user[numbering()[i]] = plan[i].
+  void from_plan_numbering(const T* plan, T* user, std::int64_t n, Stream stream = {});
+  // y = alpha*(P A P^T)*x + beta*y with x and y in the plan's numbering: the kernel alone, no gather or
+  // scatter (for a plan that is not renumbered, exactly apply). Pointers, stream and beta == 0 as for apply.
+  void apply_in_plan_numbering(const T* x, T* y, T alpha = T(1), T beta = T(0));
+  void apply_in_plan_numbering(const T* x, T* y, T alpha, T beta, Stream stream);
+
   std::int64_t rows() const;
   std::int64_t cols() const;
   const std::string& kernel() const;       // the registry name running
   Backend backend() const;
   const Selection& selection() const;      // why this kernel (for "auto"; the named kernel otherwise)
   double plan_ms() const;                  // wall time of the constructor
-  std::uint64_t bytes_moved() const;       // per product, as the kernel counts them
+  std::uint64_t bytes_moved() const;       // per apply, as the kernel counts them (the passes included)
+  std::uint64_t bytes_moved_in_plan_numbering() const;  // per apply_in_plan_numbering: the kernel alone
   // How apply_transpose runs: "none", "scatter" or "cached A^T" (with the kernel's detail).
   std::string transpose_detail() const;
 

@@ -26,11 +26,12 @@ struct PlanSettings {
   // building A^T and planning the kernel on it (src/plan/transpose_plan.hpp; CUDA plans always do).
   std::int64_t expected_transpose_products = 0;
   // Symmetric renumbering P A P^T kept inside the plan (spkit/reorder.hpp); apply still takes x and
-  // returns y in the caller's numbering. "none", "rcm", "hubsort", or "auto": a reordering is
-  // considered when enough products are expected to pay for it and the matrix is badly numbered, and
-  // kept when the cost model (or, when tuning measures, the clock) says it wins. Square matrices only
-  // (a named ordering of a rectangular one throws NotApplicable; "auto" keeps none and says why). A named
-  // kernel runs on P A P^T only when the ordering is named too ("auto" means none for it).
+  // returns y in the caller's numbering. "none", "rcm", "hubsort", "community", or "auto" (rcm or
+  // hubsort, never community): a reordering is considered when enough products are expected to pay for
+  // it and the matrix is badly numbered, and kept when the cost model (or, when tuning measures, the
+  // clock) says it wins. Square matrices only (a named ordering of a rectangular one throws
+  // NotApplicable; "auto" keeps none and says why). A named kernel runs on P A P^T only when the
+  // ordering is named too ("auto" means none for it).
   std::string ordering = "auto";
   // How kernel "auto" decides: "model" (the cost model alone, nothing runs), "measure" (the model's top
   // candidates, with and without the ordering, are built and timed on the matrix for a few products;
@@ -40,6 +41,10 @@ struct PlanSettings {
   // Bound on the wall time measuring may take (building and timing the candidates); 0: the default,
   // a fraction of the predicted time of all expected products, capped (src/tuning.hpp).
   double tuning_budget_ms = 0;
+  // The caller keeps its vectors in the plan's numbering (Plan::apply_in_plan_numbering, as a solver
+  // does): "auto" then ranks orderings by the kernel on P A P^T alone, without the per-product gather and
+  // scatter that apply pays. apply still works as always.
+  bool vectors_in_plan_numbering = false;
 };
 
 struct KernelEstimate {

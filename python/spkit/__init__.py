@@ -171,7 +171,8 @@ class Plan(_spkit.Plan):
     """y = alpha*A*x + beta*y for one matrix, planned once (spkit::Plan<T>).
 
     Plan(A, kernel="auto", precision=None, threads=0, device="cpu", expected_products=100,
-         ordering="auto", tuning="auto", tuning_budget_ms=0.0, expected_transpose_products=0)
+         ordering="auto", tuning="auto", tuning_budget_ms=0.0, expected_transpose_products=0,
+         vectors_in_plan_numbering=False)
 
     A: scipy sparse matrix (converted to canonical CSR; the plan keeps its own copy).
     kernel: "auto" (the selector picks from the matrix's statistics; see .selection) or a registry name
@@ -179,14 +180,21 @@ class Plan(_spkit.Plan):
     precision: "float32" / "float64" or a dtype; default: A's dtype when float32, else float64.
     threads: CPU threads (0: all the process may use). device: "cpu", "cuda" or "cuda:N".
     expected_products: how many products you will run (the selector weighs conversion cost by it).
-    ordering: "none", "rcm" (reverse Cuthill-McKee), "hubsort" (hub sorting) or "auto": a symmetric
-        renumbering kept inside the plan; x and y stay in your numbering (.selection["ordering"]).
+    ordering: "none", "rcm" (reverse Cuthill-McKee), "hubsort" (hub sorting), "community" (modularity
+        communities, after Rabbit Order) or "auto" (rcm or hubsort): a symmetric renumbering kept inside
+        the plan; x and y stay in your numbering (.selection["ordering"]).
     tuning: "model", "measure" (time the model's top candidates on A, keep the fastest) or "auto"
         (measure from 1000 expected products); tuning_budget_ms bounds it (0: the default bound).
 
     expected_transpose_products: how many products with A^T you will run (rmatvec, plan.T, lsqr): 0
         (none; they raise spkit.Error), a few (CPU: a scatter over A's rows) or many (the plan builds
         A^T once and runs its kernel on it; .transpose_detail says which).
+
+    Solvers that own their vectors can keep them in the plan's numbering and skip the gather and scatter
+    a renumbered plan pays per product: xp = plan.to_plan_numbering(x) once, then
+    plan.matvec_in_plan_numbering(xp) (P A P^T xp) per iteration, and plan.from_plan_numbering(yp) once;
+    plan.numbering[i] is the row of A that plan row i holds (empty when .renumbered is False: the calls
+    then copy). vectors_in_plan_numbering=True tells "auto" to rank orderings without those passes.
 
     plan(x) returns a new y = A x; plan(x, y, alpha, beta) updates y in place and returns it.
     plan(x, transpose=True) is A^T x. plan.apply_block(X, Y, alpha, beta): Y = alpha A X + beta Y on
@@ -203,7 +211,8 @@ class Plan(_spkit.Plan):
 
     def __init__(self, A: Any, kernel: str = "auto", precision: DTypeLike = None, threads: int = 0,
                  device: Union[str, int] = "cpu", expected_products: int = 100, ordering: str = "auto",
-                 tuning: str = "auto", tuning_budget_ms: float = 0.0, expected_transpose_products: int = 0) -> None:
+                 tuning: str = "auto", tuning_budget_ms: float = 0.0, expected_transpose_products: int = 0,
+                 vectors_in_plan_numbering: bool = False) -> None:
         if not sp.issparse(A):
             raise TypeError(f"expected a scipy.sparse matrix or array, got {type(A).__name__}")
         dtype = _precision(precision, A.dtype)
@@ -212,7 +221,7 @@ class Plan(_spkit.Plan):
         prec = _spkit.Precision.float32 if dtype == np.float32 else _spkit.Precision.float64
         super().__init__(prec, rows, cols, indptr, indices, data, kernel, backend, int(threads), ordinal,
                          int(expected_products), str(ordering), str(tuning), float(tuning_budget_ms),
-                         int(expected_transpose_products))
+                         int(expected_transpose_products), bool(vectors_in_plan_numbering))
 
     @property
     def shape(self) -> tuple:

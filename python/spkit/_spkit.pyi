@@ -39,7 +39,7 @@ def bench_row_keys() -> list[str]: ...
 def bench(matrices: Sequence[str], kernels: str, device: str, precision: str, threads: Sequence[int], reps: int, warmup: int, size: str, generated: bool, seed: int, out: str, measure_bandwidth: bool, progress: object | None, command: str) -> str: ...
 
 class Plan:
-    def __init__(self, precision: Precision, rows: int, cols: int, indptr: Annotated[NDArray[numpy.int64], dict(shape=(None,), order='C', device='cpu', writable=False)], indices: Annotated[NDArray[numpy.int32], dict(shape=(None,), order='C', device='cpu', writable=False)], data: Annotated[NDArray, dict(shape=(None,), order='C', device='cpu', writable=False)], kernel: str, backend: str, threads: int, device: int, expected_products: int, ordering: str, tuning: str, tuning_budget_ms: float, expected_transpose_products: int = 0) -> None: ...
+    def __init__(self, precision: Precision, rows: int, cols: int, indptr: Annotated[NDArray[numpy.int64], dict(shape=(None,), order='C', device='cpu', writable=False)], indices: Annotated[NDArray[numpy.int32], dict(shape=(None,), order='C', device='cpu', writable=False)], data: Annotated[NDArray, dict(shape=(None,), order='C', device='cpu', writable=False)], kernel: str, backend: str, threads: int, device: int, expected_products: int, ordering: str, tuning: str, tuning_budget_ms: float, expected_transpose_products: int = 0, vectors_in_plan_numbering: bool = False) -> None: ...
 
     def __call__(self, x: object, y: object | None = None, alpha: float = 1.0, beta: float = 0.0, transpose: bool = False) -> object:
         """
@@ -56,6 +56,23 @@ class Plan:
     def apply_block(self, X: object, Y: object, alpha: float = 1.0, beta: float = 0.0) -> object:
         """
         Y = alpha*A*X + beta*Y in place on row-major (C-order) 2-D blocks of k vectors; returns Y.
+        """
+
+    def matvec_in_plan_numbering(self, x: object, y: object | None = None, alpha: float = 1.0, beta: float = 0.0) -> object:
+        """
+        y' = alpha*(P A P^T)*x' + beta*y' with x', y' in the plan's numbering (see to_plan_numbering): the
+        kernel alone, no gather or scatter per product. Without y, returns a new array.
+        """
+
+    def to_plan_numbering(self, x: object, out: object | None = None) -> object:
+        """
+        x in the plan's numbering: out[i] = x[numbering[i]] (a copy when the plan is not renumbered).
+        x: rows or cols elements; out (allocated when None) must not overlap x. Returns out.
+        """
+
+    def from_plan_numbering(self, x: object, out: object | None = None) -> object:
+        """
+        The inverse of to_plan_numbering: out[numbering[i]] = x[i]. Returns out.
         """
 
     @property
@@ -81,6 +98,15 @@ class Plan:
 
     @property
     def bytes_moved(self) -> int: ...
+
+    @property
+    def bytes_moved_in_plan_numbering(self) -> int: ...
+
+    @property
+    def renumbered(self) -> bool: ...
+
+    @property
+    def numbering(self) -> object: ...
 
     @property
     def transpose_detail(self) -> str: ...

@@ -17,6 +17,9 @@ namespace {
 
 enum class Where { host, cuda };
 
+// Which product a call runs: A, A^T, or P A P^T on vectors in the plan's numbering.
+enum class Op { forward, transpose, in_plan_numbering };
+
 // Memory the CPU reads directly: ordinary and CUDA-pinned host memory.
 bool is_host(int device_type) {
   return device_type == nb::device::cpu::value || device_type == nb::device::cuda_host::value;
@@ -77,7 +80,7 @@ class PyPlan {
          HostVector<std::int32_t> indices, nb::ndarray<nb::ro, nb::ndim<1>, nb::c_contig, nb::device::cpu> data,
          const std::string& kernel, const std::string& backend, int threads, int device, std::int64_t expected_products,
          const std::string& ordering, const std::string& tuning, double tuning_budget_ms,
-         std::int64_t expected_transpose_products)
+         std::int64_t expected_transpose_products, bool vectors_in_plan_numbering)
       : precision_(precision) {
     spkit::PlanSettings s;
     s.kernel = kernel;
@@ -91,6 +94,7 @@ class PyPlan {
     s.tuning = tuning;
     s.tuning_budget_ms = tuning_budget_ms;
     s.expected_transpose_products = expected_transpose_products;
+    s.vectors_in_plan_numbering = vectors_in_plan_numbering;
     where_ = s.backend == spkit::Backend::cuda ? Where::cuda : Where::host;
     device_ = device;
     if (precision == spkit::Precision::f32) make<float>(rows, cols, indptr, indices, data, s);
@@ -99,39 +103,40 @@ class PyPlan {
 
   // y = alpha*op(A)*x + beta*y in place (op(A) = A^T when transpose); returns y (the same object).
   nb::object apply(nb::handle x_obj, nb::handle y_obj, double alpha, double beta, bool transpose) {
-    nb::ndarray<nb::ro> x;
-    nb::ndarray<> y;
-    if (!nb::try_cast(x_obj, x, false))
-      throw nb::type_error(("x must be a NumPy, CuPy or other DLPack-capable array, got " +
-                            std::string(nb::type_name(x_obj.type()).c_str()))
-                               .c_str());
-    if (!nb::try_cast(y_obj, y, false))
-      throw nb::type_error(("y must be a writable NumPy, CuPy or other DLPack-capable array, got " +
-                            std::string(nb::type_name(y_obj.type()).c_str()))
-                               .c_str());
-    run(x, y, alpha, beta, transpose);
+    return apply_op(x_obj, y_obj, alpha, beta, transpose ? Op::transpose : Op::forward);
+  }
+  nb::object apply_op(nb::handle x_obj, nb::handle y_obj, double alpha, double beta, Op op) {
+    const nb::ndarray<nb::ro> x = as_array(x_obj, "x");
+    nb::ndarray<> y = as_writable(y_obj, "y");
+    run(x, y, alpha, beta, op);
     return nb::borrow(y_obj);
   }
 
   // y = alpha*A*x (+ beta*y when y is given): y is allocated (NumPy) for host x when None.
   nb::object call(nb::handle x_obj, nb::handle y_obj, double alpha, double beta, bool transpose) {
-    if (!y_obj.is_none()) return apply(x_obj, y_obj, alpha, beta, transpose);
-    nb::ndarray<nb::ro> x;
-    if (!nb::try_cast(x_obj, x, false))
-      throw nb::type_error(("x must be a NumPy, CuPy or other DLPack-capable array, got " +
-                            std::string(nb::type_name(x_obj.type()).c_str()))
-                               .c_str());
-    if (!is_host(x.device_type())) {
-      // A device x: ask x's own library for y on the same device (spkit/_device.py).
-      nb::object y_new =
-          nb::module_::import_("spkit._device").attr("empty_like_device")(x_obj, transpose ? cols() : rows(), dtype_str());
-      return apply(x_obj, y_new, alpha, beta, transpose);
-    }
-    const std::int64_t n = transpose ? cols() : rows();
-    nb::object y_new = precision_ == spkit::Precision::f32 ? new_host<float>(n) : new_host<double>(n);
+    return call_op(x_obj, y_obj, alpha, beta, transpose ? Op::transpose : Op::forward);
+  }
+  // y' = alpha*(P A P^T)*x' (+ beta*y'), x' and y' in the plan's numbering (Plan<T>::apply_in_plan_numbering).
+  nb::object matvec_in_plan_numbering(nb::handle x_obj, nb::handle y_obj, double alpha, double beta) {
+    return call_op(x_obj, y_obj, alpha, beta, Op::in_plan_numbering);
+  }
+  nb::object call_op(nb::handle x_obj, nb::handle y_obj, double alpha, double beta, Op op) {
+    if (!y_obj.is_none()) return apply_op(x_obj, y_obj, alpha, beta, op);
+    const nb::ndarray<nb::ro> x = as_array(x_obj, "x");
+    nb::object y_new = new_like(x_obj, x, op == Op::transpose ? cols() : rows());
     nb::ndarray<> y = nb::cast<nb::ndarray<>>(y_new);
-    run(x, y, alpha, 0.0, transpose);
+    run(x, y, alpha, 0.0, op);
     return y_new;
+  }
+
+  // out = x in the plan's numbering (to_plan) or back in the caller's; out is allocated when None.
+  nb::object permute(nb::handle x_obj, nb::handle out_obj, bool to_plan) {
+    const nb::ndarray<nb::ro> x = as_array(x_obj, "x");
+    const std::int64_t length = x.ndim() == 1 && static_cast<std::int64_t>(x.shape(0)) == cols() ? cols() : rows();
+    nb::object out_new = out_obj.is_none() ? new_like(x_obj, x, length) : nb::borrow(out_obj);
+    nb::ndarray<> out = as_writable(out_new, "out");
+    std::visit([&](auto& p) { permute_typed(*p, x, out, length, to_plan); }, plan_);
+    return out_new;
   }
 
   // Y = alpha*A*X + beta*Y on row-major blocks (Plan<T>::apply with k vectors); returns Y.
@@ -177,6 +182,20 @@ class PyPlan {
     return std::visit([](auto& p) { return p->transpose_detail(); }, plan_);
   }
   std::uint64_t bytes_moved() const { return std::visit([](auto& p) { return p->bytes_moved(); }, plan_); }
+  std::uint64_t bytes_moved_in_plan_numbering() const {
+    return std::visit([](auto& p) { return p->bytes_moved_in_plan_numbering(); }, plan_);
+  }
+  bool renumbered() const { return std::visit([](auto& p) { return p->renumbered(); }, plan_); }
+  // Plan row i is row numbering[i] of A: a new int64 NumPy array (empty when the plan is not renumbered).
+  nb::object numbering() const {
+    const std::vector<std::int64_t>& v =
+        std::visit([](auto& p) -> const std::vector<std::int64_t>& { return p->numbering(); }, plan_);
+    const std::size_t n = v.size();
+    auto* buf = new std::int64_t[n > 0 ? n : 1];
+    std::copy(v.begin(), v.end(), buf);
+    nb::capsule owner(buf, [](void* q) noexcept { delete[] static_cast<std::int64_t*>(q); });
+    return nb::cast(nb::ndarray<nb::numpy, std::int64_t, nb::ndim<1>>(buf, {n}, owner));
+  }
   nb::dict selection() const {
     const spkit::Selection& s = std::visit([](auto& p) -> const spkit::Selection& { return p->selection(); }, plan_);
     nb::list candidates;
@@ -232,6 +251,31 @@ class PyPlan {
     plan_ = std::move(plan);
   }
 
+  static nb::ndarray<nb::ro> as_array(nb::handle obj, const char* name) {
+    nb::ndarray<nb::ro> a;
+    if (!nb::try_cast(obj, a, false))
+      throw nb::type_error((std::string(name) + " must be a NumPy, CuPy or other DLPack-capable array, got " +
+                            std::string(nb::type_name(obj.type()).c_str()))
+                               .c_str());
+    return a;
+  }
+  static nb::ndarray<> as_writable(nb::handle obj, const char* name) {
+    nb::ndarray<> a;
+    if (!nb::try_cast(obj, a, false))
+      throw nb::type_error((std::string(name) + " must be a writable NumPy, CuPy or other DLPack-capable array, got " +
+                            std::string(nb::type_name(obj.type()).c_str()))
+                               .c_str());
+    return a;
+  }
+
+  // A new vector of `length` elements of the plan's dtype where x lives: NumPy for host x, else x's own
+  // library allocates it on x's device (spkit/_device.py).
+  nb::object new_like(nb::handle x_obj, const nb::ndarray<nb::ro>& x, std::int64_t length) const {
+    if (!is_host(x.device_type()))
+      return nb::module_::import_("spkit._device").attr("empty_like_device")(x_obj, length, dtype_str());
+    return precision_ == spkit::Precision::f32 ? new_host<float>(length) : new_host<double>(length);
+  }
+
   template <class T>
   nb::object new_host(std::int64_t length) const {
     const std::size_t n = static_cast<std::size_t>(length);
@@ -241,8 +285,8 @@ class PyPlan {
   }
 
   template <class T>
-  void run_typed(spkit::Plan<T>& p, const nb::ndarray<nb::ro>& x, nb::ndarray<>& y, double alpha, double beta,
-                 bool transpose) {
+  void run_typed(spkit::Plan<T>& p, const nb::ndarray<nb::ro>& x, nb::ndarray<>& y, double alpha, double beta, Op op) {
+    const bool transpose = op == Op::transpose;
     const nb::dlpack::dtype want = nb::dtype<T>();
     check_vector(x, "x", transpose ? p.rows() : p.cols(), want, where_, device_, transpose ? "rows, for A^T" : "columns");
     check_vector(y, "y", transpose ? p.cols() : p.rows(), want, where_, device_, transpose ? "columns, for A^T" : "rows");
@@ -262,6 +306,7 @@ class PyPlan {
     // on this mutex (taken after the GIL is released, so no thread waits for it holding the GIL).
     const auto product = [&] {
       if (transpose) p.apply_transpose(xp, yp, static_cast<T>(alpha), static_cast<T>(beta));
+      else if (op == Op::in_plan_numbering) p.apply_in_plan_numbering(xp, yp, static_cast<T>(alpha), static_cast<T>(beta));
       else p.apply(xp, yp, static_cast<T>(alpha), static_cast<T>(beta));
     };
     if (p.rows() + p.cols() + static_cast<std::int64_t>(p.bytes_moved() / 64) < (1 << 16)) {
@@ -274,8 +319,25 @@ class PyPlan {
     }
   }
 
-  void run(const nb::ndarray<nb::ro>& x, nb::ndarray<>& y, double alpha, double beta, bool transpose) {
-    std::visit([&](auto& p) { run_typed(*p, x, y, alpha, beta, transpose); }, plan_);
+  void run(const nb::ndarray<nb::ro>& x, nb::ndarray<>& y, double alpha, double beta, Op op) {
+    std::visit([&](auto& p) { run_typed(*p, x, y, alpha, beta, op); }, plan_);
+  }
+
+  template <class T>
+  void permute_typed(spkit::Plan<T>& p, const nb::ndarray<nb::ro>& x, nb::ndarray<>& out, std::int64_t length,
+                     bool to_plan) {
+    const nb::dlpack::dtype want = nb::dtype<T>();
+    const char* length_is = length == p.cols() ? "columns" : "rows";
+    check_vector(x, "x", length, want, where_, device_, length_is);
+    check_vector(out, "out", length, want, where_, device_, length_is);
+    if (is_host(x.device_type()) != is_host(out.device_type()))
+      throw nb::value_error("x and out must both be host arrays or both be device arrays");
+    const auto* xp = static_cast<const T*>(x.data());
+    auto* op = static_cast<T*>(out.data());
+    nb::gil_scoped_release release;  // spkit::Error (e.g. x and out overlap) is translated after
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (to_plan) p.to_plan_numbering(xp, op, length);
+    else p.from_plan_numbering(xp, op, length);
   }
 
   // A row-major block of `rows` rows: 2-D, the plan's dtype, unit stride along a row, rows `ld` apart.
@@ -325,10 +387,11 @@ void register_plan(nb::module_& m) {
   nb::class_<PyPlan>(m, "Plan")
       .def(nb::init<spkit::Precision, std::int64_t, std::int64_t, HostVector<std::int64_t>, HostVector<std::int32_t>,
                     nb::ndarray<nb::ro, nb::ndim<1>, nb::c_contig, nb::device::cpu>, const std::string&,
-                    const std::string&, int, int, std::int64_t, const std::string&, const std::string&, double, std::int64_t>(),
+                    const std::string&, int, int, std::int64_t, const std::string&, const std::string&, double, std::int64_t,
+                    bool>(),
            "precision"_a, "rows"_a, "cols"_a, "indptr"_a, "indices"_a, "data"_a, "kernel"_a, "backend"_a, "threads"_a,
            "device"_a, "expected_products"_a, "ordering"_a, "tuning"_a, "tuning_budget_ms"_a,
-           "expected_transpose_products"_a = 0)
+           "expected_transpose_products"_a = 0, "vectors_in_plan_numbering"_a = false)
       .def("__call__", &PyPlan::call, "x"_a, "y"_a.none() = nb::none(), "alpha"_a = 1.0, "beta"_a = 0.0,
            "transpose"_a = false,
            "y = alpha*A*x + beta*y. Without y, returns a new array (A x times alpha) on x's device; with y,\n"
@@ -338,6 +401,17 @@ void register_plan(nb::module_& m) {
            "y = alpha*A*x + beta*y (A^T with transpose=True) in place (y required); returns y.")
       .def("apply_block", &PyPlan::apply_block, "X"_a, "Y"_a, "alpha"_a = 1.0, "beta"_a = 0.0,
            "Y = alpha*A*X + beta*Y in place on row-major (C-order) 2-D blocks of k vectors; returns Y.")
+      .def("matvec_in_plan_numbering", &PyPlan::matvec_in_plan_numbering, "x"_a, "y"_a.none() = nb::none(),
+           "alpha"_a = 1.0, "beta"_a = 0.0,
+           "y' = alpha*(P A P^T)*x' + beta*y' with x', y' in the plan's numbering (see to_plan_numbering): the\n"
+           "kernel alone, no gather or scatter per product. Without y, returns a new array.")
+      .def("to_plan_numbering", [](PyPlan& p, nb::handle x, nb::handle out) { return p.permute(x, out, true); },
+           "x"_a, "out"_a.none() = nb::none(),
+           "x in the plan's numbering: out[i] = x[numbering[i]] (a copy when the plan is not renumbered).\n"
+           "x: rows or cols elements; out (allocated when None) must not overlap x. Returns out.")
+      .def("from_plan_numbering", [](PyPlan& p, nb::handle x, nb::handle out) { return p.permute(x, out, false); },
+           "x"_a, "out"_a.none() = nb::none(),
+           "The inverse of to_plan_numbering: out[numbering[i]] = x[i]. Returns out.")
       .def("_time_cpp_apply", &PyPlan::time_cpp_apply, "x"_a, "y"_a, "reps"_a, "alpha"_a = 1.0, "beta"_a = 0.0)
       .def_prop_ro("rows", &PyPlan::rows)
       .def_prop_ro("cols", &PyPlan::cols)
@@ -347,6 +421,9 @@ void register_plan(nb::module_& m) {
       .def_prop_ro("dtype", &PyPlan::dtype_str)
       .def_prop_ro("plan_ms", &PyPlan::plan_ms)
       .def_prop_ro("bytes_moved", &PyPlan::bytes_moved)
+      .def_prop_ro("bytes_moved_in_plan_numbering", &PyPlan::bytes_moved_in_plan_numbering)
+      .def_prop_ro("renumbered", &PyPlan::renumbered)
+      .def_prop_ro("numbering", &PyPlan::numbering)
       .def_prop_ro("transpose_detail", &PyPlan::transpose_detail)
       .def_prop_ro("selection", &PyPlan::selection);
 

@@ -7,37 +7,54 @@
 #include "spkit/error.hpp"
 
 namespace spkit::plan_detail {
+
+template <class T>
+void gather_host(const std::vector<std::int32_t>& old_of_new, const T* user, T* plan, int threads) {
+  const std::int64_t n = static_cast<std::int64_t>(old_of_new.size());
+  const std::int32_t* old = old_of_new.data();
+#pragma omp parallel for num_threads(threads > 0 ? threads : 1) schedule(static)
+  for (std::int64_t i = 0; i < n; ++i) plan[i] = user[old[i]];
+}
+
+template <class T>
+void scatter_host(const std::vector<std::int32_t>& old_of_new, const T* plan, T beta, T* user, int threads) {
+  const std::int64_t n = static_cast<std::int64_t>(old_of_new.size());
+  const std::int32_t* old = old_of_new.data();
+  const int team = threads > 0 ? threads : 1;
+  // beta == 0: user is written, never read (it may hold NaN).
+  if (beta == T(0)) {
+#pragma omp parallel for num_threads(team) schedule(static)
+    for (std::int64_t i = 0; i < n; ++i) user[old[i]] = plan[i];
+  } else {
+#pragma omp parallel for num_threads(team) schedule(static)
+    for (std::int64_t i = 0; i < n; ++i) user[old[i]] = plan[i] + beta * user[old[i]];
+  }
+}
+
 namespace {
 
 template <class T>
-class CpuPermutedPlan final : public CpuSpmvPlan<T> {
+class CpuPermutedPlan final : public CpuSpmvPlan<T>, public RenumberedPlan<T> {
  public:
   CpuPermutedPlan(std::unique_ptr<SpmvPlan<T>> inner, const Permutation& p, Ordering ordering, int threads)
       : inner_(std::move(inner)), old_of_new_(p.old_of_new), ordering_(ordering), threads_(threads > 0 ? threads : 1),
         xp_(p.old_of_new.size()), yp_(p.old_of_new.size()) {}
 
   void run(T alpha, const T* x, T beta, T* y, Stream stream) override {
-    const std::int64_t n = static_cast<std::int64_t>(old_of_new_.size());
-    const std::int32_t* old = old_of_new_.data();
-    T* xp = xp_.data();
-#pragma omp parallel for num_threads(threads_) schedule(static)
-    for (std::int64_t i = 0; i < n; ++i) xp[i] = x[old[i]];
-    inner_->run(alpha, xp, T(0), yp_.data(), stream);
-    const T* yp = yp_.data();
-    // beta == 0: y is written, never read (it may hold NaN).
-    if (beta == T(0)) {
-#pragma omp parallel for num_threads(threads_) schedule(static)
-      for (std::int64_t i = 0; i < n; ++i) y[old[i]] = yp[i];
-    } else {
-#pragma omp parallel for num_threads(threads_) schedule(static)
-      for (std::int64_t i = 0; i < n; ++i) y[old[i]] = yp[i] + beta * y[old[i]];
-    }
+    gather(x, xp_.data(), stream);
+    inner_->run(alpha, xp_.data(), T(0), yp_.data(), stream);
+    scatter(yp_.data(), beta, y, stream);
   }
   std::uint64_t bytes_moved() const override {
     return inner_->bytes_moved() + permutation_bytes<T>(static_cast<std::int64_t>(old_of_new_.size()));
   }
   std::string detail() const override { return permuted_detail(inner_->detail(), ordering_); }
   double optimize_ms() const override { return inner_->optimize_ms(); }
+
+  SpmvPlan<T>& inner() override { return *inner_; }
+  const std::vector<std::int32_t>& old_of_new() const override { return old_of_new_; }
+  void gather(const T* user, T* plan, Stream) override { gather_host(old_of_new_, user, plan, threads_); }
+  void scatter(const T* plan, T beta, T* user, Stream) override { scatter_host(old_of_new_, plan, beta, user, threads_); }
 
  private:
   std::unique_ptr<SpmvPlan<T>> inner_;
@@ -72,5 +89,9 @@ template std::unique_ptr<SpmvPlan<float>> make_permuted_plan(std::unique_ptr<Spm
                                                              Ordering, int, int);
 template std::unique_ptr<SpmvPlan<double>> make_permuted_plan(std::unique_ptr<SpmvPlan<double>>, const Permutation&,
                                                               Ordering, int, int);
+template void gather_host(const std::vector<std::int32_t>&, const float*, float*, int);
+template void gather_host(const std::vector<std::int32_t>&, const double*, double*, int);
+template void scatter_host(const std::vector<std::int32_t>&, const float*, float, float*, int);
+template void scatter_host(const std::vector<std::int32_t>&, const double*, double, double*, int);
 
 }  // namespace spkit::plan_detail

@@ -3,6 +3,8 @@
 #include "kernels/cuda/cuda_common.cuh"
 #include "plan/permuted_spmv.hpp"
 
+#include <vector>
+
 namespace spkit::plan_detail {
 namespace {
 
@@ -23,10 +25,10 @@ __global__ void scatter_kernel(const T* __restrict__ yp, const std::int32_t* __r
 }
 
 template <class T>
-class CudaPermutedPlan final : public SpmvPlan<T> {
+class CudaPermutedPlan final : public SpmvPlan<T>, public RenumberedPlan<T> {
  public:
   CudaPermutedPlan(std::unique_ptr<SpmvPlan<T>> inner, const Permutation& p, Ordering ordering, int device)
-      : inner_(std::move(inner)), ordering_(ordering), device_(device), n_(p.size()) {
+      : inner_(std::move(inner)), host_old_of_new_(p.old_of_new), ordering_(ordering), device_(device), n_(p.size()) {
     cuda::set_device(device_);
     const std::size_t n = static_cast<std::size_t>(n_);
     old_of_new_ = cuda::DeviceBuffer<std::int32_t>(p.old_of_new, "permutation");
@@ -39,11 +41,22 @@ class CudaPermutedPlan final : public SpmvPlan<T> {
 
   void run(T alpha, const T* x, T beta, T* y, Stream stream) override {
     if (n_ == 0) return;
-    const cudaStream_t s = cuda::cuda_stream(stream);
-    gather_kernel<T><<<static_cast<unsigned>(blocks_), block_, 0, s>>>(x, old_of_new_.get(), xp_.get(), n_);
-    SPKIT_LAUNCH_CHECK("permuted plan gather");
+    gather(x, xp_.get(), stream);
     inner_->run(alpha, xp_.get(), T(0), yp_.get(), stream);
-    scatter_kernel<T><<<static_cast<unsigned>(blocks_), block_, 0, s>>>(yp_.get(), old_of_new_.get(), beta, y, n_);
+    scatter(yp_.get(), beta, y, stream);
+  }
+  SpmvPlan<T>& inner() override { return *inner_; }
+  const std::vector<std::int32_t>& old_of_new() const override { return host_old_of_new_; }
+  void gather(const T* user, T* plan, Stream stream) override {
+    if (n_ == 0) return;
+    gather_kernel<T><<<static_cast<unsigned>(blocks_), block_, 0, cuda::cuda_stream(stream)>>>(
+        user, old_of_new_.get(), plan, n_);
+    SPKIT_LAUNCH_CHECK("permuted plan gather");
+  }
+  void scatter(const T* plan, T beta, T* user, Stream stream) override {
+    if (n_ == 0) return;
+    scatter_kernel<T><<<static_cast<unsigned>(blocks_), block_, 0, cuda::cuda_stream(stream)>>>(
+        plan, old_of_new_.get(), beta, user, n_);
     SPKIT_LAUNCH_CHECK("permuted plan scatter");
   }
   Backend backend() const override { return Backend::cuda; }
@@ -53,6 +66,7 @@ class CudaPermutedPlan final : public SpmvPlan<T> {
 
  private:
   std::unique_ptr<SpmvPlan<T>> inner_;
+  std::vector<std::int32_t> host_old_of_new_;  // for the passes on host pointers (Plan::to_plan_numbering)
   Ordering ordering_;
   int device_ = 0;
   std::int64_t n_ = 0;

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -54,6 +55,9 @@ struct Plan<T>::Impl {
   int device = 0;
   Selection selection;
   std::unique_ptr<SpmvPlan<T>> spmv;
+  int threads = 1;
+  plan_detail::RenumberedPlan<T>* renumbered = nullptr;  // spmv's view when it keeps P A P^T
+  std::vector<std::int64_t> numbering;                   // renumbered->old_of_new(), widened; empty if none
   std::unique_ptr<SpmvPlan<T>> transposed;  // y = alpha A^T x + beta y; null when none are expected
   plan_detail::TransposeMode transpose_mode = plan_detail::TransposeMode::none;
   double plan_ms = 0;
@@ -70,6 +74,10 @@ struct Plan<T>::Impl {
   bool on_device(const void* x, const void* y, std::int64_t n_in, std::int64_t n_out, const char* what) const;
 #endif
   void run(bool transpose, const T* x, T* y, T alpha, T beta, Stream stream);
+  // One product of `kernel` (n_in elements of x to n_out of y), on host or device pointers.
+  void run_kernel(SpmvPlan<T>& kernel, std::int64_t n_in, std::int64_t n_out, const char* what, const T* x, T* y,
+                  T alpha, T beta, Stream stream);
+  void permute(bool to_plan, const T* src, T* dst, std::int64_t n, Stream stream);
 };
 
 template <class T>
@@ -110,6 +118,9 @@ Plan<T>::Plan(const Csr<T>& a, const PlanSettings& settings) : impl_(std::make_u
       p.selection.ordering_reason = "ordering " + settings.ordering + " requested";
     }
   }
+  p.threads = threads;
+  p.renumbered = plan_detail::as_renumbered(*p.spmv);
+  if (p.renumbered) p.numbering.assign(p.renumbered->old_of_new().begin(), p.renumbered->old_of_new().end());
   p.transposed = plan_detail::make_transpose_plan(a, settings, p.selection, p.transpose_mode);
   p.plan_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
 }
@@ -165,19 +176,52 @@ void Plan<T>::Impl::apply_cuda(SpmvPlan<T>& kernel, std::int64_t n_in, std::int6
 
 template <class T>
 void Plan<T>::Impl::run(bool transpose, const T* x, T* y, T alpha, T beta, Stream stream) {
-  const std::int64_t n_in = transpose ? rows : cols, n_out = transpose ? cols : rows;
-  const char* what = transpose ? "Plan::apply_transpose" : "Plan::apply";
-  if ((n_in > 0 && !x) || (n_out > 0 && !y)) throw Error(std::string(what) + ": null x or y");
   if (transpose && !transposed)
     throw Error("Plan::apply_transpose: the plan was built for no transposed products; set "
                 "PlanSettings::expected_transpose_products to how many you will run");
-  SpmvPlan<T>& kernel = transpose ? *transposed : *spmv;
+  if (transpose) return run_kernel(*transposed, rows, cols, "Plan::apply_transpose", x, y, alpha, beta, stream);
+  run_kernel(*spmv, cols, rows, "Plan::apply", x, y, alpha, beta, stream);
+}
+
+template <class T>
+void Plan<T>::Impl::run_kernel(SpmvPlan<T>& kernel, std::int64_t n_in, std::int64_t n_out, const char* what,
+                               const T* x, T* y, T alpha, T beta, Stream stream) {
+  if ((n_in > 0 && !x) || (n_out > 0 && !y)) throw Error(std::string(what) + ": null x or y");
   if (backend == Backend::cpu) return kernel.run(alpha, x, beta, y, stream);
 #ifdef SPKIT_HAVE_CUDA
   return apply_cuda(kernel, n_in, n_out, x, y, alpha, beta, stream);
 #else
   throw DeviceError(what, "this build of spkit has no CUDA support");
 #endif
+}
+
+// dst = P src (to_plan) or P^T src, for a vector of the plan's rows or columns.
+template <class T>
+void Plan<T>::Impl::permute(bool to_plan, const T* src, T* dst, std::int64_t n, Stream stream) {
+  const std::string what = to_plan ? "Plan::to_plan_numbering" : "Plan::from_plan_numbering";
+  if (n != rows && n != cols)
+    throw Error(what + ": the vector has " + std::to_string(n) + " elements, the plan's vectors have " +
+                std::to_string(cols) + " (x) or " + std::to_string(rows) + " (y)");
+  if (n == 0) return;
+  if (!src || !dst) throw Error(what + ": null vector");
+  const auto s0 = reinterpret_cast<std::uintptr_t>(src), d0 = reinterpret_cast<std::uintptr_t>(dst);
+  const std::uintptr_t bytes = static_cast<std::uintptr_t>(n) * sizeof(T);
+  if (s0 < d0 + bytes && d0 < s0 + bytes)
+    throw Error(what + ": the two vectors overlap in memory; a permutation cannot be applied in place");
+#ifdef SPKIT_HAVE_CUDA
+  if (backend == Backend::cuda && on_device(src, dst, n, n, what.c_str())) {
+    if (!renumbered) return plan_device::copy(dst, src, static_cast<std::size_t>(bytes), stream);
+    return to_plan ? renumbered->gather(src, dst, stream) : renumbered->scatter(src, T(0), dst, stream);
+  }
+#else
+  (void)stream;
+#endif
+  if (!renumbered) {
+    std::copy(src, src + n, dst);
+    return;
+  }
+  if (to_plan) plan_detail::gather_host(renumbered->old_of_new(), src, dst, threads);
+  else plan_detail::scatter_host(renumbered->old_of_new(), src, T(0), dst, threads);
 }
 
 template <class T>
@@ -199,6 +243,33 @@ template <class T>
 void Plan<T>::apply_transpose(const T* x, T* y, T alpha, T beta, Stream stream) {
   impl_->run(true, x, y, alpha, beta, stream);
 }
+
+template <class T>
+void Plan<T>::apply_in_plan_numbering(const T* x, T* y, T alpha, T beta) {
+  apply_in_plan_numbering(x, y, alpha, beta, Stream{});
+}
+
+template <class T>
+void Plan<T>::apply_in_plan_numbering(const T* x, T* y, T alpha, T beta, Stream stream) {
+  Impl& p = *impl_;
+  p.run_kernel(plan_detail::kernel_in_plan_numbering(*p.spmv), p.cols, p.rows, "Plan::apply_in_plan_numbering", x, y,
+               alpha, beta, stream);
+}
+
+template <class T>
+void Plan<T>::to_plan_numbering(const T* user, T* plan, std::int64_t n, Stream stream) {
+  impl_->permute(true, user, plan, n, stream);
+}
+
+template <class T>
+void Plan<T>::from_plan_numbering(const T* plan, T* user, std::int64_t n, Stream stream) {
+  impl_->permute(false, plan, user, n, stream);
+}
+
+template <class T>
+bool Plan<T>::renumbered() const { return impl_->renumbered != nullptr; }
+template <class T>
+const std::vector<std::int64_t>& Plan<T>::numbering() const { return impl_->numbering; }
 
 template <class T>
 void Plan<T>::apply(const T* x, std::int64_t ldx, T* y, std::int64_t ldy, std::int64_t k, T alpha, T beta,
@@ -250,6 +321,10 @@ template <class T>
 double Plan<T>::plan_ms() const { return impl_->plan_ms; }
 template <class T>
 std::uint64_t Plan<T>::bytes_moved() const { return impl_->spmv->bytes_moved(); }
+template <class T>
+std::uint64_t Plan<T>::bytes_moved_in_plan_numbering() const {
+  return plan_detail::kernel_in_plan_numbering(*impl_->spmv).bytes_moved();
+}
 template <class T>
 std::string Plan<T>::transpose_detail() const {
   const Impl& p = *impl_;

@@ -21,6 +21,9 @@ void upload(void* dst, const void* src, std::size_t bytes, Stream stream) {
 void download(void* dst, const void* src, std::size_t bytes, Stream stream) {
   if (bytes > 0) SPKIT_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToHost, cuda::cuda_stream(stream)));
 }
+void copy(void* dst, const void* src, std::size_t bytes, Stream stream) {
+  if (bytes > 0) SPKIT_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, cuda::cuda_stream(stream)));
+}
 void copy_strided(void* dst, std::int64_t dst_stride, const void* src, std::int64_t src_stride,
                   std::size_t elem_bytes, std::int64_t count, Stream stream) {
   if (count <= 0) return;

@@ -20,6 +20,7 @@ void release(void* p) noexcept;
 // throws DeviceError for a fault of anything enqueued before.
 void upload(void* dst, const void* src, std::size_t bytes, Stream stream);
 void download(void* dst, const void* src, std::size_t bytes, Stream stream);
+void copy(void* dst, const void* src, std::size_t bytes, Stream stream);  // device to device
 // count elements of elem_bytes each, from src (every src_stride elements) to dst (every dst_stride
 // elements), host or device on either side (unified addressing): the block apply's column gathers.
 void copy_strided(void* dst, std::int64_t dst_stride, const void* src, std::int64_t src_stride,

@@ -7,6 +7,7 @@
 #include <limits>
 
 #include "spkit/config.hpp"
+#include "plan/permuted_spmv.hpp"
 #include "spkit/error.hpp"
 #include "tuning.hpp"
 #ifdef SPKIT_HAVE_CUDA
@@ -97,7 +98,7 @@ TuneOutcome<T> tune(std::vector<TuneCandidate<T>>& candidates, Backend backend, 
     }
     try {
       std::unique_ptr<SpmvPlan<T>> plan = c.build();
-      m.measured_ms = time_plan(*plan, v, deadline);
+      m.measured_ms = time_plan(c.time_in_plan_numbering ? kernel_in_plan_numbering(*plan) : *plan, v, deadline);
       if (m.measured_ms < best_ms) {
         best_ms = m.measured_ms;
         out.best = std::move(plan);  // the previous best is freed here

@@ -17,8 +17,11 @@ template <class T>
 struct TuneCandidate {
   std::string kernel;
   std::string ordering;
-  double predicted_ms = 0;          // one product, the permutation passes included
+  double predicted_ms = 0;          // one product, the permutation passes included (unless below)
   double predicted_convert_ms = 0;  // the plan this candidate needs (conversion, upload)
+  // Time the kernel on P A P^T alone, without the gather and scatter of each product: the caller keeps
+  // its vectors in the plan's numbering (PlanSettings::vectors_in_plan_numbering).
+  bool time_in_plan_numbering = false;
   std::function<std::unique_ptr<SpmvPlan<T>>()> build;  // throws NotApplicable / TooLarge when it refuses
 };
 

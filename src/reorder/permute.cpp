@@ -52,14 +52,15 @@ std::string_view to_string(Ordering o) {
     case Ordering::none: return "none";
     case Ordering::rcm: return "rcm";
     case Ordering::hubsort: return "hubsort";
+    case Ordering::community: return "community";
   }
   return "?";
 }
 
 Ordering parse_ordering(std::string_view name) {
-  for (Ordering o : {Ordering::none, Ordering::rcm, Ordering::hubsort})
+  for (Ordering o : {Ordering::none, Ordering::rcm, Ordering::hubsort, Ordering::community})
     if (name == to_string(o)) return o;
-  throw Error("unknown ordering '" + std::string(name) + "'; orderings: none, rcm, hubsort");
+  throw Error("unknown ordering '" + std::string(name) + "'; orderings: none, rcm, hubsort, community");
 }
 
 template <class T>
@@ -83,6 +84,7 @@ Permutation compute_ordering(const Csr<T>& a, Ordering o) {
   switch (o) {
     case Ordering::rcm: return reverse_cuthill_mckee(a);
     case Ordering::hubsort: return hub_sort(a);
+    case Ordering::community: return community_order(a);
     case Ordering::none: break;
   }
   reorder_detail::require_square(a.rows, a.cols, "a symmetric ordering");

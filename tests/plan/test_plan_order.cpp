@@ -10,6 +10,7 @@
 
 #include "common/test_matrices.hpp"
 #include "plan/plan_check.hpp"
+#include "plan/plan_matrices.hpp"
 #include "spkit/error.hpp"
 #include "spkit/gen.hpp"
 #include "spkit/plan.hpp"
@@ -17,51 +18,13 @@
 namespace spkit::test {
 namespace {
 
-Csr<double> random_mesh() {
-  GenOptions g;
-  g.family = "fem_mesh";
-  g.n = 7;
-  g.dims = 3;
-  g.ordering = "random";
-  return generate(g);
-}
-
-// Square matrices with awkward shapes: edge cases plus a randomly numbered mesh.
-std::vector<NamedMatrix> square_matrices() {
-  std::vector<NamedMatrix> out;
-  for (NamedMatrix& m : edge_case_matrices())
-    if (m.a.rows == m.a.cols) out.push_back(std::move(m));
-  out.push_back({"fem_mesh random", random_mesh()});
-  return out;
-}
-
 template <class T>
 void check_every_cpu_kernel_renumbered() {
-  const std::vector<NamedMatrix> matrices = square_matrices();
-  for (const KernelInfo& k : registry().all()) {
-    if (k.backend != Backend::cpu) continue;
-    int ran = 0;
-    for (const NamedMatrix& m : matrices) {
-      const Csr<T> a = csr_cast<T>(m.a);
-      for (const char* ordering : {"rcm", "hubsort"}) {
-        PlanSettings s;
-        s.kernel = k.name;
-        s.threads = 2;
-        s.ordering = ordering;
-        try {
-          Plan<T> plan(a, s);
-          EXPECT_EQ(plan.selection().ordering, ordering);
-          EXPECT_EQ(plan.kernel(), k.name);
-          check_plan(plan, a, k.name + " " + ordering + " on " + m.name);
-          ++ran;
-        } catch (const NotApplicable&) {
-          // a kernel may refuse a matrix (the registry test covers that it says so)
-        } catch (const TooLarge&) {
-        }
-      }
-    }
-    EXPECT_GT(ran, 0) << k.name << " ran renumbered on no matrix";
-  }
+  for_every_cpu_kernel<T>({"rcm", "hubsort"}, [](Plan<T>& plan, const Csr<T>& a, const std::string& ordering,
+                                                  const std::string& what) {
+    EXPECT_EQ(plan.selection().ordering, ordering) << what;
+    check_plan(plan, a, what);
+  });
 }
 
 TEST(PlanOrdering, EveryCpuKernelOnARenumberedMatrixDouble) { check_every_cpu_kernel_renumbered<double>(); }
