@@ -322,6 +322,14 @@ constexpr std::int64_t kBinnedHashTryMaxProducts = std::int64_t{1} << 14;
 // ... rows whose column bound exceeds 1,024 and whose range spans at most this many windows go to
 // windows (sorted output for free) rather than to a 4,096-slot table that must be sorted.
 constexpr std::int64_t kBinnedWideRowMaxWindows = 16;
+// ... a windowed row whose windows x entries exceed this many times its products (hub rows of
+// power-law graphs and circuits: 16K entries of short rows of B over 122 windows, 13x their 145K
+// products; 2M nnz power-law: 114M entry visits per pass for 9.7M products) gives each window a list of
+// the entries that reach into it (Parger et al.'s spECK balances such rows globally); rmat's hub rows,
+// whose rows of B are long, and one-window rows keep walking the row.
+constexpr std::int64_t kBinnedListMinWalkRatio = 4;
+// ... lists are built by one warp per chunk of this many entries of a row (a 16K-entry hub row: 32 warps).
+constexpr std::int64_t kBinnedListChunkEntries = 512;
 
 // --- Auto-selection (src/select/spgemm_selector.cpp): crossovers measured on the H100 and the 2-core
 // CPU (docs/perf/spgemm-gpu.md, docs/perf/spgemm.md) ---
