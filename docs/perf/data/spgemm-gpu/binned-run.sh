@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Issue 28, GPU SpGEMM on block-poor matrices: generate the matrices, then time every GPU SpGEMM kernel
-# and auto on C = A A, both precisions (spkit spgemm: 1 warm-up, 10 timed products, medians; C checked
+# (csr, cuSPARSE's three algorithms; bmSparse where blocks are filled) and auto on C = A A, both precisions (spkit spgemm: 1 warm-up, 10 timed products, medians; C checked
 # against the fp64 reference). Run from the repository root after a release build:
 #   docs/perf/data/spgemm-gpu/binned-run.sh OUT_DIR
 # Writes OUT_DIR/<matrix>.json per matrix and OUT_DIR/summary.csv (summarize.py).
@@ -23,9 +23,11 @@ time_one() {  # matrix, variants, seconds
   timeout "$3" $S spgemm "$M/$1.spkb" --device gpu --precision both --variant "$2" --reps 10 --json --quiet \
     >"$OUT/$1.json" 2>"$OUT/$1.err" || echo "$1: rc $? $(tail -c 300 "$OUT/$1.err")"
 }
-for m in powerlaw circuit random road_planar_random geometric_random geometric; do time_one $m 'cuda.*,auto' 60; done
-for m in fem_mesh_p1_random fem_mesh_p2_random; do time_one $m 'cuda.csr.*,cuda.cusparse.*,auto' 90; done
-# rmat: C has 489M entries (5.9 GB per download and check): our kernel and cuSPARSE's first choice only.
-time_one rmat 'cuda.csr.binned,cuda.cusparse.spgemm,cuda.cusparse.spgemm_alg3' 150
+V='cuda.csr.*,cuda.cusparse.*,auto'
+for m in powerlaw circuit random road_planar_random geometric_random; do time_one $m "$V" 30; done
+time_one geometric "$V,cuda.bmsparse.cc,cuda.bmsparse.tc_fp64" 30
+for m in fem_mesh_p1_random fem_mesh_p2_random; do time_one $m "$V" 45; done
+# rmat: C has 489M entries (5.9 GB per download and check): our kernel and cuSPARSE's first choices only.
+time_one rmat 'cuda.csr.binned,cuda.cusparse.spgemm,cuda.cusparse.spgemm_alg3' 90
 python3 "$(dirname "$0")/summarize.py" "$OUT"/*.json >"$OUT/summary.csv"
 column -s, -t "$OUT/summary.csv"
