@@ -337,6 +337,9 @@ constexpr std::int64_t kBinnedListChunkEntries = 512;
 // Non-zeros per 8x8 block of A from which bmSparse beats CSR SpGEMM on the GPU (road, 5.8: no;
 // 27-point, 8.3: yes) ...
 constexpr double kGpuBmsparseMinBlockFill = 8.0;
+// ... when rows are at least this long: geometric (2M nnz, 8.8 per block, 9.0 per row) lost to
+// cusparseSpGEMM (0.79-0.86x, H100, 2026-11-27, docs/PERFORMANCE.md), banded with 11 per row won 3.2-9.4x.
+constexpr double kGpuBmsparseMinRowLength = 10.0;
 // ... and on the CPU, where dense block products cost more (banded: 2.1x MKL in fp32).
 constexpr double kCpuBmsparseMinBlockFill = 24.0;
 // Mean row length of road-like matrices, on which cuda.csr.hash beats cusparseSpGEMM (1.14-1.31x).
@@ -346,6 +349,9 @@ constexpr double kGpuHashMaxRowLength = 4.0;
 // cusparseSpGEMM, random 8/row 1.09/0.99x); longer rows (power-law 0.27x, heavy hubs walk many column
 // windows) go to cusparseSpGEMM first (docs/perf/spgemm-gpu.md).
 constexpr double kGpuBinnedMaxRowSpread = 4.0;
+// ... and rows of at least this many entries on average: shorter even rows (random 8 per row: 0.99-1.09x;
+// geometric 9 per row: binned 1.24 vs cuSPARSE 0.95 ms) go to cusparseSpGEMM first.
+constexpr double kGpuBinnedMinRowLength = 16.0;
 // Columns of B past which a dense accumulator per thread is wasteful: the hash accumulator instead.
 constexpr std::int64_t kCpuDenseMaxColumns = std::int64_t{1} << 24;
 

@@ -120,14 +120,14 @@ PoolCsrProduct<T> binned_product(const PoolCsr<T>& a, const PoolCsr<T>& b, const
   PoolBuffer<std::int64_t> window_offsets(static_cast<std::size_t>(n_windowed) + 1, "window offsets", stream);
   std::int64_t windows = 0;
   PoolBuffer<std::int64_t> window_count, window_scan;
-  PoolBuffer<WindowEntry> entries;  // indexed like A's entries; only those of windowed rows are set
+  PoolBuffer<WindowEntry> entries;  // indexed like A's entries (windows read those of their rows)
   PoolBuffer<std::int64_t> chunk_offsets;
   WindowLists lists;
   WindowListView list_view;
   if (n_windowed > 0) {
     entries = PoolBuffer<WindowEntry>(static_cast<std::size_t>(a.nnz), "rows of B per entry of windowed rows", stream);
-    window_entries_kernel<T><<<spgemm_grid(n_windowed, 32, device), kSpgemmThreads, 0, stream>>>(
-        plan.list(kWindowed), n_windowed, a.view(), b.view(), entries.get());
+    window_entries_kernel<T><<<spgemm_grid(a.nnz, 1, device), kSpgemmThreads, 0, stream>>>(a.nnz, a.view(), b.view(),
+                                                                                         entries.get());
     SPKIT_LAUNCH_CHECK("window_entries_kernel");
     const auto n_w1 = static_cast<std::size_t>(n_windowed) + 1;
     PoolBuffer<std::int64_t> per_row(n_w1, "windows per row", stream), chunks(n_w1, "list chunks per row", stream);

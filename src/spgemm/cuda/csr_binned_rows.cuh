@@ -52,6 +52,7 @@ __device__ __forceinline__ std::int64_t windows_of(std::int32_t lo, std::int32_t
 // Each lane takes a row of its warp's 32; rows of A longer than kLongRow entries are then taken by the
 // whole warp, one after another (hub rows of power-law graphs would stall a lane).
 constexpr int kLongRow = 32;
+constexpr int kIlp = 8;
 
 __device__ __forceinline__ void store_row(std::int64_t i, long long p, int lo, int hi, std::int64_t* products,
                                           std::int32_t* first_col, std::int32_t* last_col, std::uint8_t* row_class) {
@@ -87,10 +88,18 @@ __global__ void analyse_rows_kernel(CsrDeviceView<T> a, CsrDeviceView<T> b, std:
       const std::int64_t r = base + __ffs(todo) - 1;
       long long p = 0;
       int lo = 0x7fffffff, hi = -1;
-      for (std::int64_t e = a.row_ptr[r] + lane; e < a.row_ptr[r + 1]; e += 32) {
-        const std::int32_t j = a.col_idx[e];
-        const std::int64_t bs = b.row_ptr[j], be = b.row_ptr[j + 1];
-        if (be > bs) p += be - bs, lo = min(lo, b.col_idx[bs]), hi = max(hi, b.col_idx[be - 1]);
+      // kIlp entries per lane in flight: a circuit's 117K-entry row is one warp's dependent loads.
+      const std::int64_t rb = a.row_ptr[r], re = a.row_ptr[r + 1];
+      for (std::int64_t e0 = rb + lane; e0 < re; e0 += 32 * kIlp) {
+        std::int32_t j[kIlp];
+        std::int64_t bs[kIlp], be[kIlp];
+#pragma unroll
+        for (int k = 0; k < kIlp; ++k) j[k] = e0 + 32 * k < re ? a.col_idx[e0 + 32 * k] : -1;
+#pragma unroll
+        for (int k = 0; k < kIlp; ++k) bs[k] = j[k] >= 0 ? b.row_ptr[j[k]] : 0, be[k] = j[k] >= 0 ? b.row_ptr[j[k] + 1] : 0;
+#pragma unroll
+        for (int k = 0; k < kIlp; ++k)
+          if (be[k] > bs[k]) p += be[k] - bs[k], lo = min(lo, b.col_idx[bs[k]]), hi = max(hi, b.col_idx[be[k] - 1]);
       }
       for (int o = 16; o > 0; o /= 2) {
         p += __shfl_xor_sync(0xffffffffu, p, o);
