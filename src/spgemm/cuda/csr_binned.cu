@@ -7,7 +7,8 @@
 //              8 lanes for the two smallest, else a warp), or windows (dense, see csr_binned_window.cuh)
 //   symbolic   columns per row: shared hash tables (keys only); the largest table is tried on rows
 //              whose bound exceeds it and abandoned past 3/4 full, those rows going to windows;
-//              windowed rows count per window (bitmaps). Scan to C's row pointers.
+//              windowed rows count per window (bitmaps), hub rows through per-window entry lists
+//              (csr_binned_lists.cuh). Scan to C's row pointers.
 //   numeric    hash rows re-binned by their exact column count, accumulated in A's row order, sorted
 //              in shared memory (bitonic) and written; windows write their columns in order.
 // Entries that cancel to zero stay on the device, as in cusparseSpGEMM; they are dropped on the host.
@@ -244,8 +245,8 @@ void register_csr_binned_spgemm_kernel(SpgemmRegistry& reg) {
   k.description =
       "Gustavson's row-wise product on CSR for irregular rows: rows binned by products and output column range "
       "(Parger et al.'s spECK analysis; Nagasaka et al.'s nsparse and Du et al.'s OpSparse hash bins), shared "
-      "hash tables or dense column windows per row, accumulated in A's row order (deterministic), symbolic + "
-      "numeric";
+      "hash tables or dense column windows per row (hub rows: per-window entry lists), accumulated in A's row "
+      "order (deterministic), symbolic + numeric";
   k.run_f32 = [](const Csr<float>& a, const Csr<float>& b, const SpgemmOptions& o) { return run_csr_binned(a, b, o); };
   k.run_f64 = [](const Csr<double>& a, const Csr<double>& b, const SpgemmOptions& o) {
     return run_csr_binned(a, b, o);
