@@ -322,6 +322,14 @@ constexpr std::int64_t kBinnedHashTryMaxProducts = std::int64_t{1} << 14;
 // ... rows whose column bound exceeds 1,024 and whose range spans at most this many windows go to
 // windows (sorted output for free) rather than to a 4,096-slot table that must be sorted.
 constexpr std::int64_t kBinnedWideRowMaxWindows = 16;
+// ... a windowed row whose windows x entries exceed this many times its products (hub rows of
+// power-law graphs and circuits: 16K entries of short rows of B over 122 windows, 13x their 145K
+// products; 2M nnz power-law: 114M entry visits per pass for 9.7M products) gives each window a list of
+// the entries that reach into it (Parger et al.'s spECK balances such rows globally); rmat's hub rows,
+// whose rows of B are long, and one-window rows keep walking the row.
+constexpr std::int64_t kBinnedListMinWalkRatio = 4;
+// ... lists are built by one warp per chunk of this many entries of a row (a 16K-entry hub row: 32 warps).
+constexpr std::int64_t kBinnedListChunkEntries = 512;
 
 // --- Auto-selection (src/select/spgemm_selector.cpp): crossovers measured on the H100 and the 2-core
 // CPU (docs/perf/spgemm-gpu.md, docs/perf/spgemm.md) ---
@@ -329,6 +337,9 @@ constexpr std::int64_t kBinnedWideRowMaxWindows = 16;
 // Non-zeros per 8x8 block of A from which bmSparse beats CSR SpGEMM on the GPU (road, 5.8: no;
 // 27-point, 8.3: yes) ...
 constexpr double kGpuBmsparseMinBlockFill = 8.0;
+// ... when rows are at least this long: geometric (2M nnz, 8.8 per block, 9.0 per row) lost to
+// cusparseSpGEMM (0.79-0.86x, H100, 2026-11-27, docs/PERFORMANCE.md), banded with 11 per row won 3.2-9.4x.
+constexpr double kGpuBmsparseMinRowLength = 10.0;
 // ... and on the CPU, where dense block products cost more (banded: 2.1x MKL in fp32).
 constexpr double kCpuBmsparseMinBlockFill = 24.0;
 // Mean row length of road-like matrices, on which cuda.csr.hash beats cusparseSpGEMM (1.14-1.31x).
@@ -338,6 +349,9 @@ constexpr double kGpuHashMaxRowLength = 4.0;
 // cusparseSpGEMM, random 8/row 1.09/0.99x); longer rows (power-law 0.27x, heavy hubs walk many column
 // windows) go to cusparseSpGEMM first (docs/perf/spgemm-gpu.md).
 constexpr double kGpuBinnedMaxRowSpread = 4.0;
+// ... and rows of at least this many entries on average: shorter even rows (random 8 per row: 0.99-1.09x;
+// geometric 9 per row: binned 1.24 vs cuSPARSE 0.95 ms) go to cusparseSpGEMM first.
+constexpr double kGpuBinnedMinRowLength = 16.0;
 // Columns of B past which a dense accumulator per thread is wasteful: the hash accumulator instead.
 constexpr std::int64_t kCpuDenseMaxColumns = std::int64_t{1} << 24;
 

@@ -1,9 +1,11 @@
 // The SpGEMM auto-selector: which kernel `spkit spgemm --variant auto` runs, from A's statistics. The rules
 // are the crossovers measured on the H100 and the 2-core CPU (docs/perf/spgemm-gpu.md, docs/perf/spgemm.md):
-//   GPU: bmSparse wins wherever 8x8 blocks are well filled (fem 3-dof, 27-pt stencil, banded: 2.3-5.5x
-//        cusparseSpGEMM) and loses badly where blocks hold ~1 non-zero (one task per block pair whatever
-//        its fill); our CSR hash kernel wins on short, local rows (road: 1.14-1.31x); elsewhere (power-law,
-//        random) cusparseSpGEMM is faster than both, and auto says so and runs it.
+//   GPU: bmSparse wins wherever 8x8 blocks are well filled and rows are not short (fem 3-dof, 27-pt
+//        stencil, banded: 2.3-5.5x cusparseSpGEMM; geometric, 8.8 per block but 9 per row: 0.8x) and loses
+//        badly where blocks hold ~1 non-zero (one task per block pair whatever its fill); our CSR hash
+//        kernel wins on short, local rows (road: 1.14-1.31x), the binned CSR kernel on even rows of 16 or
+//        more (meshes in random order: 2.0-2.4x); elsewhere (power-law, circuit, random, geometric)
+//        cusparseSpGEMM is faster, and auto says so and runs it.
 //   CPU: block products pay only when blocks are nearly full (banded: 2.1x MKL in fp32); otherwise the
 //        dense-accumulator Gustavson, or the hash one when B is too wide for a dense row per thread.
 // spgemm_candidates ranks the rest after the pick: spgemm() runs the next one when a kernel refuses.
@@ -24,6 +26,8 @@ using tuning::spgemm::kCpuBmsparseMinBlockFill;
 using tuning::spgemm::kCpuDenseMaxColumns;
 using tuning::spgemm::kGpuBmsparseMinBlockFill;
 using tuning::spgemm::kGpuBinnedMaxRowSpread;
+using tuning::spgemm::kGpuBinnedMinRowLength;
+using tuning::spgemm::kGpuBmsparseMinRowLength;
 using tuning::spgemm::kGpuHashMaxRowLength;
 
 std::string fmt(double v) {
@@ -44,8 +48,9 @@ std::vector<SpgemmSelection> spgemm_candidates(const MatrixStats& a, std::int64_
     const char* blocks = precision == Precision::f64 && spgemm_registry().find("cuda.bmsparse.tc_fp64")
                              ? "cuda.bmsparse.tc_fp64"
                              : "cuda.bmsparse.cc";
-    if (a.bm_nnz_per_block >= kGpuBmsparseMinBlockFill) {
-      add(blocks, fill + " (>= " + fmt(kGpuBmsparseMinBlockFill) + "): bmSparse block products");
+    if (a.bm_nnz_per_block >= kGpuBmsparseMinBlockFill && a.row_nnz_mean >= kGpuBmsparseMinRowLength) {
+      add(blocks, fill + " (>= " + fmt(kGpuBmsparseMinBlockFill) + "), " + rows + " (>= " +
+                      fmt(kGpuBmsparseMinRowLength) + "): bmSparse block products");
       add("cuda.csr.binned", "");
       add("cuda.csr.hash", "");
       add("cuda.cusparse.spgemm", "");
@@ -53,7 +58,8 @@ std::vector<SpgemmSelection> spgemm_candidates(const MatrixStats& a, std::int64_
       add("cuda.csr.hash", fill + ", " + rows + " (<= " + fmt(kGpuHashMaxRowLength) + "): CSR hash SpGEMM");
       add("cuda.csr.binned", "");
       add("cuda.cusparse.spgemm", "");
-    } else if (static_cast<double>(a.row_nnz_max) <= kGpuBinnedMaxRowSpread * a.row_nnz_mean) {
+    } else if (static_cast<double>(a.row_nnz_max) <= kGpuBinnedMaxRowSpread * a.row_nnz_mean &&
+               a.row_nnz_mean >= kGpuBinnedMinRowLength) {
       // Block-poor with even rows (meshes in any numbering, random graphs): the binned CSR kernel.
       add("cuda.csr.binned", fill + ", " + rows + ", longest " + std::to_string(a.row_nnz_max) +
                                  ": block-poor, even rows: binned CSR SpGEMM");
@@ -61,10 +67,13 @@ std::vector<SpgemmSelection> spgemm_candidates(const MatrixStats& a, std::int64_
       add("cuda.cusparse.spgemm_alg3", "");
       add("cuda.csr.hash", "");
     } else {
-      // Heavy rows (power-law, rmat): cusparseSpGEMM was the fastest measured; when it refuses (out of
-      // resources on rmat), its memory-bounded algorithm, then our kernels, which always compute C.
+      // Heavy rows (power-law, rmat, circuit) and short even rows (random, geometric): cusparseSpGEMM was
+      // the fastest measured; when it refuses (out of resources on rmat), its memory-bounded algorithm,
+      // then our kernels, which always compute C.
+      const bool heavy = static_cast<double>(a.row_nnz_max) > kGpuBinnedMaxRowSpread * a.row_nnz_mean;
       add("cuda.cusparse.spgemm", fill + ", " + rows + ", longest " + std::to_string(a.row_nnz_max) +
-                                      ": heavy rows, no spkit kernel is faster here: cusparseSpGEMM");
+                                      (heavy ? ": heavy rows" : ": short even rows") +
+                                      ", no spkit kernel is faster here: cusparseSpGEMM");
       add("cuda.cusparse.spgemm_alg3", "");
       add("cuda.csr.binned", "");
       add("cuda.csr.hash", "");

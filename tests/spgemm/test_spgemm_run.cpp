@@ -96,6 +96,42 @@ TEST(SpgemmRun, CandidatesAreDistinctAndRegistered) {
     }
 }
 
+// The GPU rule on the statistics of issue 28's matrices (2M non-zeros; fem_mesh 5M): its first choice,
+// and cusparseSpGEMM's memory-bounded algorithm and a spkit kernel among the fallbacks (auto never fails).
+TEST(SpgemmRun, GpuRuleOnMeasuredFamilies) {
+  if (!spgemm_registry().find("cuda.csr.binned")) GTEST_SKIP() << "built without CUDA: no GPU SpGEMM kernels";
+  const auto stats = [](double fill, double mean, std::int64_t longest) {
+    MatrixStats s;
+    s.rows = 200'000, s.cols = 200'000, s.nnz = static_cast<std::int64_t>(mean * 200'000);
+    s.bm_nnz_per_block = fill, s.row_nnz_mean = mean, s.row_nnz_max = longest;
+    return s;
+  };
+  const struct {
+    const char* family;
+    MatrixStats s;
+    const char* first;
+  } cases[] = {{"banded", stats(29.3, 11.0, 11), "cuda.bmsparse.tc_fp64"},
+               {"lap3d27", stats(8.6, 26.2, 27), "cuda.bmsparse.tc_fp64"},
+               {"geometric", stats(8.8, 9.0, 26), "cuda.cusparse.spgemm"},
+               {"road_planar", stats(1.1, 2.8, 4), "cuda.csr.hash"},
+               {"random", stats(1.0, 8.0, 20), "cuda.cusparse.spgemm"},
+               {"fem_mesh P1 random", stats(1.1, 42.9, 81), "cuda.csr.binned"},
+               {"powerlaw", stats(1.1, 8.0, 16'000), "cuda.cusparse.spgemm"},
+               {"circuit", stats(3.3, 10.0, 117'647), "cuda.cusparse.spgemm"}};
+  for (const auto& c : cases) {
+    if (!spgemm_registry().find(c.first)) continue;  // e.g. no tc_fp64 in this build
+    const auto got = spgemm_candidates(c.s, c.s.cols, Backend::cuda, Precision::f64);
+    EXPECT_EQ(got.front().kernel, c.first) << c.family << ": " << got.front().reason;
+    bool alg3 = false, ours = false;
+    for (const auto& k : got) {
+      alg3 = alg3 || k.kernel == "cuda.cusparse.spgemm_alg3";
+      ours = ours || k.kernel == "cuda.csr.binned";
+    }
+    EXPECT_TRUE(ours) << c.family;
+    if (spgemm_registry().find("cuda.cusparse.spgemm_alg3")) EXPECT_TRUE(alg3) << c.family;
+  }
+}
+
 TEST(SpgemmRun, FallsBackWhenThePickRefuses) {
   const std::uint64_t seed = fresh_seed();
   const Csr<double> a = block_poor(157, seed);

@@ -7,7 +7,8 @@
 //              8 lanes for the two smallest, else a warp), or windows (dense, see csr_binned_window.cuh)
 //   symbolic   columns per row: shared hash tables (keys only); the largest table is tried on rows
 //              whose bound exceeds it and abandoned past 3/4 full, those rows going to windows;
-//              windowed rows count per window (bitmaps). Scan to C's row pointers.
+//              windowed rows count per window (bitmaps), hub rows through per-window entry lists
+//              (csr_binned_lists.cuh). Scan to C's row pointers.
 //   numeric    hash rows re-binned by their exact column count, accumulated in A's row order, sorted
 //              in shared memory (bitonic) and written; windows write their columns in order.
 // Entries that cancel to zero stay on the device, as in cusparseSpGEMM; they are dropped on the host.
@@ -19,6 +20,7 @@
 #include <utility>
 
 #include "spgemm/cuda/csr_binned_hash.cuh"
+#include "spgemm/cuda/csr_binned_lists.cuh"
 #include "spgemm/cuda/csr_binned_rows.cuh"
 #include "spgemm/cuda/csr_binned_window.cuh"
 #include "spgemm/cuda/spgemm_cuda_common.cuh"
@@ -76,15 +78,14 @@ static_assert(kHashBins == 8, "launch_hash_bins lists the bins");
 
 template <class T, bool kNumeric>
 void launch_windows(const RowPlan& plan, const std::int64_t* window_offsets, std::int64_t windows,
-                    const PoolCsr<T>& a, const PoolCsr<T>& b, const WindowEntry* entries, std::int64_t* window_count,
-                    const std::int64_t* window_scan, const std::int64_t* c_row_ptr, std::int32_t* c_col, T* c_val,
-                    int device, cudaStream_t stream) {
+                    const PoolCsr<T>& a, const PoolCsr<T>& b, const WindowEntry* entries, const WindowListView& lists,
+                    std::int64_t* window_count, const std::int64_t* window_scan, const std::int64_t* c_row_ptr,
+                    std::int32_t* c_col, T* c_val, int device, cudaStream_t stream) {
   if (windows == 0) return;
   window_rows_kernel<T, kNumeric><<<spgemm_grid(windows, 32, device, kWindowWarps * 32), kWindowWarps * 32, 0,
                                     stream>>>(plan.list(kWindowed), plan.count[kWindowed], window_offsets,
-                                              plan.first_col.get(), a.view(), b.view(), entries, window_count,
-                                              window_scan,
-                                              c_row_ptr, c_col, c_val);
+                                              plan.first_col.get(), a.view(), b.view(), entries, lists, window_count,
+                                              window_scan, c_row_ptr, c_col, c_val);
   SPKIT_LAUNCH_CHECK("window_rows_kernel");
 }
 
@@ -120,26 +121,48 @@ PoolCsrProduct<T> binned_product(const PoolCsr<T>& a, const PoolCsr<T>& b, const
   PoolBuffer<std::int64_t> window_offsets(static_cast<std::size_t>(n_windowed) + 1, "window offsets", stream);
   std::int64_t windows = 0;
   PoolBuffer<std::int64_t> window_count, window_scan;
-  PoolBuffer<WindowEntry> entries;  // indexed like A's entries; only those of windowed rows are set
+  PoolBuffer<WindowEntry> entries;  // indexed like A's entries (windows read those of their rows)
+  PoolBuffer<std::int64_t> chunk_offsets;
+  WindowLists lists;
+  WindowListView list_view;
   if (n_windowed > 0) {
     entries = PoolBuffer<WindowEntry>(static_cast<std::size_t>(a.nnz), "rows of B per entry of windowed rows", stream);
-    window_entries_kernel<T><<<spgemm_grid(n_windowed, 32, device), kSpgemmThreads, 0, stream>>>(
-        plan.list(kWindowed), n_windowed, a.view(), b.view(), entries.get());
+    window_entries_kernel<T><<<spgemm_grid(a.nnz, 1, device), kSpgemmThreads, 0, stream>>>(a.nnz, a.view(), b.view(),
+                                                                                         entries.get());
     SPKIT_LAUNCH_CHECK("window_entries_kernel");
-    PoolBuffer<std::int64_t> per_row(static_cast<std::size_t>(n_windowed) + 1, "windows per row", stream);
+    const auto n_w1 = static_cast<std::size_t>(n_windowed) + 1;
+    PoolBuffer<std::int64_t> per_row(n_w1, "windows per row", stream), chunks(n_w1, "list chunks per row", stream);
+    PoolBuffer<std::int64_t> totals(3, "windows, list chunks, longest listed row", stream);
+    SPKIT_CUDA_CHECK(cudaMemsetAsync(totals.get() + 2, 0, sizeof(std::int64_t), stream));
     row_windows_kernel<<<spgemm_grid(n_windowed + 1, 1, device), kSpgemmThreads, 0, stream>>>(
-        plan.list(kWindowed), n_windowed, plan.first_col.get(), plan.last_col.get(), per_row.get());
+        plan.list(kWindowed), n_windowed, plan.first_col.get(), plan.last_col.get(), plan.products.get(),
+        a.row_ptr.get(), per_row.get(), chunks.get(), reinterpret_cast<unsigned long long*>(totals.get() + 2));
     SPKIT_LAUNCH_CHECK("row_windows_kernel");
-    cub_run(stream, "scan of windows per row", [&](void* tmp, std::size_t& bytes) {
-      return cub::DeviceScan::ExclusiveSum(tmp, bytes, per_row.get(), window_offsets.get(), n_windowed + 1, stream);
-    });
-    windows = read_device_value(window_offsets.get() + n_windowed, stream);
+    chunk_offsets = PoolBuffer<std::int64_t>(n_w1, "list chunk offsets", stream);
+    for (const auto& scan : {std::pair{&per_row, &window_offsets}, std::pair{&chunks, &chunk_offsets}}) {
+      cub_run(stream, "scan of windows and list chunks per row", [&](void* tmp, std::size_t& bytes) {
+        return cub::DeviceScan::ExclusiveSum(tmp, bytes, scan.first->get(), scan.second->get(), n_windowed + 1,
+                                             stream);
+      });
+    }
+    SPKIT_CUDA_CHECK(cudaMemcpyAsync(totals.get(), window_offsets.get() + n_windowed, sizeof(std::int64_t),
+                                     cudaMemcpyDeviceToDevice, stream));
+    SPKIT_CUDA_CHECK(cudaMemcpyAsync(totals.get() + 1, chunk_offsets.get() + n_windowed, sizeof(std::int64_t),
+                                     cudaMemcpyDeviceToDevice, stream));
+    const std::vector<std::int64_t> t = totals.to_host(3);  // one round trip for the three
+    windows = t[0];
+    if (t[1] > 0) {
+      lists = build_window_lists<T>(plan.list(kWindowed), n_windowed, chunk_offsets.get(), t[1],
+                                    static_cast<std::uint64_t>(t[2]), window_offsets.get(), windows,
+                                    plan.first_col.get(), a.view(), b.view(), device, stream);
+      list_view = WindowListView{chunk_offsets.get(), lists.pair_offsets.get(), lists.keys.get(), lists.entry_mask};
+    }
     const auto n_win = static_cast<std::size_t>(windows) + 1;
     window_count = PoolBuffer<std::int64_t>(n_win, "columns per window", stream);
     window_scan = PoolBuffer<std::int64_t>(n_win, "window offsets in C", stream);
     SPKIT_CUDA_CHECK(cudaMemsetAsync(window_count.get(), 0, n_win * sizeof(std::int64_t), stream));
-    launch_windows<T, false>(plan, window_offsets.get(), windows, a, b, entries.get(), window_count.get(), nullptr,
-                             nullptr, nullptr, nullptr, device, stream);
+    launch_windows<T, false>(plan, window_offsets.get(), windows, a, b, entries.get(), list_view, window_count.get(),
+                             nullptr, nullptr, nullptr, nullptr, device, stream);
     cub_run(stream, "scan of window counts", [&](void* tmp, std::size_t& bytes) {
       return cub::DeviceScan::ExclusiveSum(tmp, bytes, window_count.get(), window_scan.get(), windows + 1, stream);
     });
@@ -161,7 +184,8 @@ PoolCsrProduct<T> binned_product(const PoolCsr<T>& a, const PoolCsr<T>& b, const
   c.values = PoolBuffer<T>(static_cast<std::size_t>(c.nnz), "C values", stream);
   launch_hash_bins<T, true>(plan, a, b, nullptr, nullptr, c.row_ptr.get(), c.col_idx.get(),
                             c.values.get(), device, stream);
-  launch_windows<T, true>(plan, window_offsets.get(), windows, a, b, entries.get(), nullptr, window_scan.get(),
+  launch_windows<T, true>(plan, window_offsets.get(), windows, a, b, entries.get(), list_view, nullptr,
+                          window_scan.get(),
                           c.row_ptr.get(), c.col_idx.get(), c.values.get(), device, stream);
   marks.host("download", false);
   return c;
@@ -221,8 +245,8 @@ void register_csr_binned_spgemm_kernel(SpgemmRegistry& reg) {
   k.description =
       "Gustavson's row-wise product on CSR for irregular rows: rows binned by products and output column range "
       "(Parger et al.'s spECK analysis; Nagasaka et al.'s nsparse and Du et al.'s OpSparse hash bins), shared "
-      "hash tables or dense column windows per row, accumulated in A's row order (deterministic), symbolic + "
-      "numeric";
+      "hash tables or dense column windows per row (hub rows: per-window entry lists), accumulated in A's row "
+      "order (deterministic), symbolic + numeric";
   k.run_f32 = [](const Csr<float>& a, const Csr<float>& b, const SpgemmOptions& o) { return run_csr_binned(a, b, o); };
   k.run_f64 = [](const Csr<double>& a, const Csr<double>& b, const SpgemmOptions& o) {
     return run_csr_binned(a, b, o);

@@ -101,7 +101,7 @@ __global__ void __launch_bounds__(kHashBlockThreads)
     bool full = false;
     const bool overflow = walk_products<G, T, kNumeric, kNumeric, false>(
         a.row_ptr[i], a.row_ptr[i + 1], 0, 0, a, b, nullptr,
-        [&](std::int32_t col, T v) {
+        [&](std::int32_t col, T v, auto&&...) {
           if (!full) full = insert<T, kNumeric, kLimited>(keys, vals, S - 1, col, v, &fills[group], kLimit) < 0;
         },
         [&] {

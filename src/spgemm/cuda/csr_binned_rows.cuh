@@ -16,6 +16,7 @@ constexpr int kWindowed = kHashBins + 1;
 constexpr int kClasses = kWindowed + 1;
 __host__ __device__ constexpr int hash_slots(int bin) { return 16 << bin; }
 constexpr int kWindowColumns = tuning::spgemm::kBinnedWindowColumns;
+constexpr std::int64_t kListChunkEntries = tuning::spgemm::kBinnedListChunkEntries;
 static_assert(kWindowColumns % 1024 == 0, "a window is a whole number of 32-bit words per lane");
 
 // Symbolic bins hold at most half their slots (the column bound min(products, range) is not exact),
@@ -51,6 +52,7 @@ __device__ __forceinline__ std::int64_t windows_of(std::int32_t lo, std::int32_t
 // Each lane takes a row of its warp's 32; rows of A longer than kLongRow entries are then taken by the
 // whole warp, one after another (hub rows of power-law graphs would stall a lane).
 constexpr int kLongRow = 32;
+constexpr int kIlp = 8;
 
 __device__ __forceinline__ void store_row(std::int64_t i, long long p, int lo, int hi, std::int64_t* products,
                                           std::int32_t* first_col, std::int32_t* last_col, std::uint8_t* row_class) {
@@ -86,10 +88,18 @@ __global__ void analyse_rows_kernel(CsrDeviceView<T> a, CsrDeviceView<T> b, std:
       const std::int64_t r = base + __ffs(todo) - 1;
       long long p = 0;
       int lo = 0x7fffffff, hi = -1;
-      for (std::int64_t e = a.row_ptr[r] + lane; e < a.row_ptr[r + 1]; e += 32) {
-        const std::int32_t j = a.col_idx[e];
-        const std::int64_t bs = b.row_ptr[j], be = b.row_ptr[j + 1];
-        if (be > bs) p += be - bs, lo = min(lo, b.col_idx[bs]), hi = max(hi, b.col_idx[be - 1]);
+      // kIlp entries per lane in flight: a circuit's 117K-entry row is one warp's dependent loads.
+      const std::int64_t rb = a.row_ptr[r], re = a.row_ptr[r + 1];
+      for (std::int64_t e0 = rb + lane; e0 < re; e0 += 32 * kIlp) {
+        std::int32_t j[kIlp];
+        std::int64_t bs[kIlp], be[kIlp];
+#pragma unroll
+        for (int k = 0; k < kIlp; ++k) j[k] = e0 + 32 * k < re ? a.col_idx[e0 + 32 * k] : -1;
+#pragma unroll
+        for (int k = 0; k < kIlp; ++k) bs[k] = j[k] >= 0 ? b.row_ptr[j[k]] : 0, be[k] = j[k] >= 0 ? b.row_ptr[j[k] + 1] : 0;
+#pragma unroll
+        for (int k = 0; k < kIlp; ++k)
+          if (be[k] > bs[k]) p += be[k] - bs[k], lo = min(lo, b.col_idx[bs[k]]), hi = max(hi, b.col_idx[be[k] - 1]);
       }
       for (int o = 16; o > 0; o /= 2) {
         p += __shfl_xor_sync(0xffffffffu, p, o);
@@ -129,12 +139,28 @@ __global__ void bin_rows_kernel(const std::uint8_t* row_class, const std::int64_
   }
 }
 
-// Windows of each windowed row (entry n is 0, for the exclusive scan).
+// Windows of each windowed row, and the chunks of kListChunkEntries entries in which its window lists
+// are built (0: its windows walk the whole row; see csr_binned_lists.cuh). Entry n of both is 0, for
+// the exclusive scans; longest_listed gets the longest row of A that builds lists.
 __global__ void row_windows_kernel(const std::int64_t* rows, std::int64_t n, const std::int32_t* first_col,
-                                   const std::int32_t* last_col, std::int64_t* windows) {
+                                   const std::int32_t* last_col, const std::int64_t* products,
+                                   const std::int64_t* a_row_ptr, std::int64_t* windows, std::int64_t* chunks,
+                                   unsigned long long* longest_listed) {
   for (std::int64_t r = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; r <= n;
-       r += static_cast<std::int64_t>(gridDim.x) * blockDim.x)
-    windows[r] = r == n ? 0 : windows_of(first_col[rows[r]], last_col[rows[r]]);
+       r += static_cast<std::int64_t>(gridDim.x) * blockDim.x) {
+    if (r == n) {
+      windows[r] = 0, chunks[r] = 0;
+      continue;
+    }
+    const std::int64_t i = rows[r];
+    const std::int64_t win = windows_of(first_col[i], last_col[i]);
+    const std::int64_t len = a_row_ptr[i + 1] - a_row_ptr[i];
+    // Every window walks all of A's row: worth a list per window once that walk exceeds the products.
+    const bool listed = win > 1 && win * len > tuning::spgemm::kBinnedListMinWalkRatio * products[i];
+    windows[r] = win;
+    chunks[r] = listed ? (len + kListChunkEntries - 1) / kListChunkEntries : 0;
+    if (listed) atomicMax(longest_listed, static_cast<unsigned long long>(len));
+  }
 }
 
 // Row lengths of windowed rows from the scanned window counts.

@@ -41,25 +41,38 @@ __device__ __forceinline__ std::int64_t lower_bound_col(const std::int32_t* col,
   return lo;
 }
 
-// Calls add(col, product) for every product of A's row [ab, ae) whose column lies in [c0, c1), in the
-// order described above; returns early (true) once stop() says so after a step (symbolic overflow).
+// A window's own list of the entries of A's row whose rows of B reach into it (csr_binned_lists.cuh):
+// position p of the walk is entry row_start + (keys[p] & entry_mask). keys null: position p is entry p.
+struct EntryList {
+  const std::uint64_t* keys = nullptr;
+  std::uint64_t entry_mask = 0;
+  std::int64_t row_start = 0;
+};
+
+// Calls add(col, product, q, segment start, entry) for every product b(j, col) = B's entry q of A's
+// row entries [ab, ae) (or list positions, see EntryList) whose column lies in [c0, c1), in the order
+// described above; returns early (true) once stop() says so after a step (symbolic overflow).
 // kOrdered: same-column lanes of a step add one after another (numeric); otherwise all at once.
-// kClip: only the columns in [c0, c1), the rows of B described by entries[ab, ae) (windows);
-// otherwise all of them (entries unused).
+// kClip: only the columns in [c0, c1), the rows of B described by entries[] (windows); otherwise all
+// of them (entries and list unused).
 template <int G, class T, bool kNumeric, bool kOrdered, bool kClip, class Add, class Stop>
 __device__ __forceinline__ bool walk_products(std::int64_t ab, std::int64_t ae, std::int64_t c0, std::int64_t c1,
                                               const CsrDeviceView<T>& a, const CsrDeviceView<T>& b,
-                                              const WindowEntry* entries, Add&& add, Stop&& stop) {
+                                              const WindowEntry* entries, Add&& add, Stop&& stop,
+                                              EntryList list = {}) {
   const int gl = static_cast<int>(threadIdx.x % G);
   const unsigned gmask = group_mask<G>();
   const unsigned lanes_below = (1u << (threadIdx.x & 31)) - 1u;
   for (std::int64_t base = ab; base < ae; base += G) {
     long long s = 0, len = 0;
+    std::int64_t e = -1;  // this lane's entry of A
     T av{};
     if (base + gl < ae) {
       std::int64_t bs, be;
+      e = list.keys != nullptr ? list.row_start + static_cast<std::int64_t>(list.keys[base + gl] & list.entry_mask)
+                               : base + gl;
       if constexpr (kClip) {
-        const WindowEntry en = entries[base + gl];
+        const WindowEntry en = entries[e];
         bs = en.start, be = en.start + en.length;
         if (en.length > 0 && (en.first < c0 || en.last >= c1)) {
           if (en.first >= c1 || en.last < c0) {
@@ -70,11 +83,11 @@ __device__ __forceinline__ bool walk_products(std::int64_t ab, std::int64_t ae, 
           }
         }
       } else {
-        const std::int32_t j = a.col_idx[base + gl];
+        const std::int32_t j = a.col_idx[e];
         bs = b.row_ptr[j], be = b.row_ptr[j + 1];
       }
       s = bs, len = be - bs;
-      if constexpr (kNumeric) av = a.values[base + gl];
+      if constexpr (kNumeric) av = a.values[e];
     }
     long long incl = len;  // inclusive scan of segment lengths over the group
     for (int o = 1; o < G; o *= 2) {
@@ -92,12 +105,13 @@ __device__ __forceinline__ bool walk_products(std::int64_t ab, std::int64_t ae, 
       const long long owner_s = __shfl_sync(gmask, s, owner, G);
       const long long owner_incl = __shfl_sync(gmask, incl, owner, G);
       const long long owner_len = __shfl_sync(gmask, len, owner, G);
+      const long long owner_e = __shfl_sync(gmask, static_cast<long long>(e), owner, G);
       const T v = __shfl_sync(gmask, av, owner, G);
       const bool valid = x < total;
       std::int32_t col = -1;
       T prod{};
+      const long long q = owner_s + (x - (owner_incl - owner_len));
       if (valid) {
-        const long long q = owner_s + (x - (owner_incl - owner_len));
         col = b.col_idx[q];
         if constexpr (kNumeric) prod = v * b.values[q];
       }
@@ -106,11 +120,11 @@ __device__ __forceinline__ bool walk_products(std::int64_t ab, std::int64_t ae, 
         const unsigned rank = __popc(same & lanes_below);
         const unsigned rounds = __reduce_max_sync(gmask, valid ? rank : 0u);
         for (unsigned r = 0; r <= rounds; ++r) {
-          if (valid && rank == r) add(col, prod);
+          if (valid && rank == r) add(col, prod, q, owner_s, owner_e);
           __syncwarp(gmask);
         }
       } else {
-        if (valid) add(col, prod);
+        if (valid) add(col, prod, q, owner_s, owner_e);
       }
       if (stop()) return true;
     }

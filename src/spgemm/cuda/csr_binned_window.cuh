@@ -17,26 +17,30 @@ namespace spkit::cuda::binned {
 constexpr int kWindowWarps = 2;
 constexpr int kWindowWords = kWindowColumns / 32;
 
-// entries[e] for every entry e of A in a windowed row, one warp per row.
+// entries[e] for every entry e of A, one thread each: a row per warp left one warp walking a circuit's
+// 117K-entry row alone (1.7 ms of dependent loads).
 template <class T>
-__global__ void window_entries_kernel(const std::int64_t* rows, std::int64_t n, CsrDeviceView<T> a,
-                                      CsrDeviceView<T> b, WindowEntry* entries) {
-  const int lane = threadIdx.x & 31;
-  const std::int64_t warps = static_cast<std::int64_t>(gridDim.x) * (blockDim.x / 32);
-  for (std::int64_t r = blockIdx.x * static_cast<std::int64_t>(blockDim.x / 32) + threadIdx.x / 32; r < n;
-       r += warps) {
-    const std::int64_t i = rows[r];
-    for (std::int64_t e = a.row_ptr[i] + lane; e < a.row_ptr[i + 1]; e += 32) {
-      const std::int32_t j = a.col_idx[e];
-      const std::int64_t bs = b.row_ptr[j], be = b.row_ptr[j + 1];
-      WindowEntry en;
-      en.start = bs, en.length = static_cast<std::int32_t>(be - bs), en.unused = 0;
-      en.first = be > bs ? b.col_idx[bs] : 0;
-      en.last = be > bs ? b.col_idx[be - 1] : -1;
-      entries[e] = en;
-    }
+__global__ void window_entries_kernel(std::int64_t nnz, CsrDeviceView<T> a, CsrDeviceView<T> b,
+                                      WindowEntry* entries) {
+  for (std::int64_t e = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; e < nnz;
+       e += static_cast<std::int64_t>(gridDim.x) * blockDim.x) {
+    const std::int32_t j = a.col_idx[e];
+    const std::int64_t bs = b.row_ptr[j], be = b.row_ptr[j + 1];
+    WindowEntry en;
+    en.start = bs, en.length = static_cast<std::int32_t>(be - bs), en.unused = 0;
+    en.first = be > bs ? b.col_idx[bs] : 0;
+    en.last = be > bs ? b.col_idx[be - 1] : -1;
+    entries[e] = en;
   }
 }
+
+// The lists of the windows of hub rows (csr_binned_lists.cuh); chunk_offsets null: no row has any.
+struct WindowListView {
+  const std::int64_t* chunk_offsets = nullptr;  // row r is listed when chunk_offsets[r + 1] > chunk_offsets[r]
+  const std::int64_t* pair_offsets = nullptr;   // window w's list: keys[pair_offsets[w], pair_offsets[w + 1])
+  const std::uint64_t* keys = nullptr;
+  std::uint64_t entry_mask = 0;
+};
 
 // Work item w is window w - window_offsets[r] of windowed row r.
 // Symbolic: window_count[w] = the window's columns. Numeric: the window's entries written in column
@@ -45,8 +49,8 @@ template <class T, bool kNumeric>
 __global__ void __launch_bounds__(kWindowWarps * 32)
     window_rows_kernel(const std::int64_t* rows, std::int64_t n, const std::int64_t* window_offsets,
                        const std::int32_t* first_col, CsrDeviceView<T> a, CsrDeviceView<T> b,
-                       const WindowEntry* entries, std::int64_t* window_count, const std::int64_t* window_scan, const std::int64_t* c_row_ptr,
-                       std::int32_t* c_col, T* c_val) {
+                       const WindowEntry* entries, WindowListView lists, std::int64_t* window_count,
+                       const std::int64_t* window_scan, const std::int64_t* c_row_ptr, std::int32_t* c_col, T* c_val) {
   __shared__ unsigned sbits[kWindowWarps][kWindowWords];
   __shared__ T sacc[kNumeric ? kWindowWarps : 1][kNumeric ? kWindowColumns : 1];
   const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
@@ -62,14 +66,20 @@ __global__ void __launch_bounds__(kWindowWarps * 32)
     if constexpr (kNumeric)
       for (int k = lane; k < kWindowColumns; k += 32) acc[k] = T(0);
     __syncwarp();
+    std::int64_t from = a.row_ptr[i], to = a.row_ptr[i + 1];
+    EntryList list;
+    if (lists.chunk_offsets != nullptr && lists.chunk_offsets[r + 1] > lists.chunk_offsets[r]) {
+      list.keys = lists.keys, list.entry_mask = lists.entry_mask, list.row_start = from;
+      from = lists.pair_offsets[w], to = lists.pair_offsets[w + 1];
+    }
     walk_products<32, T, kNumeric, kNumeric, true>(
-        a.row_ptr[i], a.row_ptr[i + 1], c0, c1, a, b, entries,
-        [&](std::int32_t col, T v) {
+        from, to, c0, c1, a, b, entries,
+        [&](std::int32_t col, T v, auto&&...) {
           const int c = static_cast<int>(col - c0);
           atomicOr(&bits[c >> 5], 1u << (c & 31));
           if constexpr (kNumeric) acc[c] += v;
         },
-        [] { return false; });
+        [] { return false; }, list);
     __syncwarp();
     // Lane l owns words [l * kWordsPerLane, (l + 1) * kWordsPerLane): column order is lane order.
     constexpr int kWordsPerLane = kWindowWords / 32;

@@ -1,7 +1,7 @@
 // cuda.csr.binned on the cases that reach each of its paths: rows whose column counts straddle every
 // hash-bin boundary (wide column range) and the dense-window boundary (narrow range), a row tried in
 // the largest hash table that overflows into windows, rows with more products than the tried table
-// takes, rectangular A B, exact cancellation in both accumulators, 1x1 and empty shapes, R-MAT and
+// takes, hub rows whose windows walk per-window entry lists, rectangular A B, exact cancellation in both accumulators, 1x1 and empty shapes, R-MAT and
 // power-law graphs; every C checked against the fp64 reference, strictly sorted, free of zeros, and
 // bit-identical between two runs. (The registry-driven tests in test_spgemm_cuda.cu run it too.)
 #include <gtest/gtest.h>
@@ -121,6 +121,30 @@ TEST(CsrBinned, OneHugeRowAndRectangular) {
   const Csr<double> t = random_rows(5, 3, {1, 0, 3, 2, 1}, fresh_seed());
   const Csr<double> u = random_rows(3, 70'000, {5000, 0, 70'000}, fresh_seed());
   check_both(t, u, "rectangular_5x3_times_3x70000");
+}
+
+// Hub rows whose rows of B are short and spread over many windows get per-window entry lists: rows of
+// 3,000-20,000 entries over 50-500 windows, rows of B of 0-3 entries (leaves, empty rows) mixed with a
+// few of 5,000 (hubs reaching every window), beside short rows that walk as before; square and
+// rectangular, each C against the reference and bit-identical between two runs.
+TEST(CsrBinned, HubRowsWithWindowLists) {
+  REQUIRE_GPU();
+  const std::int64_t inner = 30'011;
+  std::vector<std::int64_t> blen(inner);
+  for (std::int64_t j = 0; j < inner; ++j) blen[j] = j % 997 == 0 ? 5000 : j % 4;
+  std::vector<std::int64_t> alen(1'203, 3);
+  alen[0] = 20'000, alen[1] = 3'000, alen[600] = 9'999, alen[1'202] = 12'345;
+  for (std::int64_t cols : {100'003, 1'000'000}) {
+    const Csr<double> a = random_rows(static_cast<std::int64_t>(alen.size()), inner, alen, fresh_seed());
+    const Csr<double> b = random_rows(inner, cols, blen, fresh_seed());
+    check_both(a, b, "hub_rows_times_" + std::to_string(cols) + "_columns");
+  }
+  GenOptions g;
+  g.family = "powerlaw";
+  g.n = 40'000;
+  g.seed = fresh_seed();
+  const Csr<double> m = generate(g);
+  check_both(m, m, "powerlaw_40000_squared", true);
 }
 
 // B's rows 2k and 2k+1 hold the same columns with opposite dyadic values and A's row is all ones: every
