@@ -409,8 +409,18 @@ inline constexpr int kSpmmCpuColPanelBytes = 256;
 // above mean / kSpmmCudaEntriesPerLane, as for cuda.csr.subwarp (tuning::kCudaSubwarpEntriesPerLane).
 // Not yet measured on a GPU.
 inline constexpr double kSpmmCudaEntriesPerLane = 2.0;
-// `auto` for SpMM on the GPU, row-major X: at k of at least kSpmmCudaWarpRowK a warp per row with lanes
-// over columns fills its lanes; below, rows share a warp (k lanes each, rounded to a power of two).
-inline constexpr std::int64_t kSpmmCudaWarpRowK = 32;
+// cuda.csr.spmm_colmajor: the most columns one pass over A gathers (register partial sums per lane: 32
+// doubles are 64 registers); wider k takes more passes, each reading A again.
+inline constexpr int kSpmmCudaColMajorTile = 32;
+// cuda.csr.spmm_rowmajor: sub-groups over a row's entries (GN, 1..8, while GC x GN lanes fit a warp) as
+// long as each still gets this many entries of a mean row; the lanes over columns (GC) follow k. Few
+// sub-groups keep the groups small (less of a chunk of L entries wasted at a row's end), more hold fewer
+// rows of unequal length per warp. Not yet measured on a GPU: the rule of cuda.csr.subwarp scaled to
+// the GC-entry chunks each sub-group walks.
+inline constexpr double kSpmmCudaEntriesPerSubgroup = 8.0;
+// cuda.csr.spmm_rowmajor: rows with more non-zeros than this go to a block of 256 threads each (power-law
+// hubs), so that one row does not hold one warp for the whole product. At 1024 a warp already walks 32
+// chunks of 32 entries; the regular families (lap3d, fem, road, random) have no such row.
+inline constexpr std::int64_t kSpmmCudaLongRowNnz = 1024;
 
 }  // namespace spkit::tuning

@@ -1,10 +1,13 @@
 // cuda.csr.spmm_colmajor: CSR SpMM with column-major X and Y. G lanes share a row (4..32, from the mean
 // row length, tuning::kSpmmCudaEntriesPerLane) and stride over its non-zeros: each lane reads its entries
-// of A once per tile of CT columns (CT = min(G, k rounded up to a power of two); more tiles over
-// gridDim.y) and gathers X(col, c) for the CT columns into CT register partial sums. The group then sums
-// the CT columns at once with a reduce-scatter butterfly: at each offset a lane keeps half of its columns
-// and trades the other half with its partner (CT - 1 shuffles in all rather than CT log G), so that lane c
-// holds column c's sum, and writes Y(row, c) with alpha and beta.
+// of A once per tile of CT columns (CT = k rounded up to a power of two, at most
+// tuning::kSpmmCudaColMajorTile; more tiles over gridDim.y) and gathers X(col, c) for the CT columns into
+// CT register partial sums, CT independent loads per entry. The group then sums the CT columns with a
+// reduce-scatter butterfly: at each lane offset, from G/2 down, a lane keeps half of its columns and trades
+// the other half with its partner (about CT shuffles in all rather than CT log G); once a lane holds one
+// column the remaining offsets add plainly. Each lane ends with max(CT / G, 1) columns' sums and writes
+// Y(row, c) with alpha and beta. The tile no longer stops at G columns: at k = 64 and 8 lanes per row A
+// was read 8 times, more bytes than X and Y together.
 #include <algorithm>
 #include <cmath>
 
@@ -14,12 +17,34 @@
 namespace spkit::cuda {
 namespace {
 
+// Reduce-scatter of CT partial sums over a group's lanes, high lane bits first: at lane offset O a lane
+// keeps the upper or lower half (H columns) of what it holds and trades the other half with its partner;
+// once it holds one column (H = 0) the remaining offsets add plainly. Compile-time offsets keep acc in
+// registers.
+template <int O, int H, int CT, class T>
+__device__ __forceinline__ void reduce_scatter(T (&acc)[CT], int lane) {
+  if constexpr (O >= 1) {
+    if constexpr (H >= 1) {
+      const bool upper = (lane & O) != 0;
+#pragma unroll
+      for (int i = 0; i < H; ++i) {
+        const T send = upper ? acc[i] : acc[i + H];
+        const T keep = upper ? acc[i + H] : acc[i];
+        acc[i] = keep + __shfl_xor_sync(0xffffffffu, send, O);
+      }
+    } else {
+      acc[0] += __shfl_xor_sync(0xffffffffu, acc[0], O);
+    }
+    reduce_scatter<O / 2, H / 2>(acc, lane);
+  }
+}
+
 template <int G, int CT, bool BETA_ZERO, class T>
 __global__ void __launch_bounds__(256)
     csr_spmm_colmajor_kernel(std::int64_t rows, std::int64_t k, const std::int64_t* __restrict__ ptr,
                              const std::int32_t* __restrict__ col, const T* __restrict__ val, const T* __restrict__ x,
                              std::int64_t ldx, T alpha, T beta, T* __restrict__ y, std::int64_t ldy) {
-  static_assert(CT <= G && G <= 32, "a group reduces at most G columns");
+  static_assert(G <= 32 && (G & (G - 1)) == 0 && (CT & (CT - 1)) == 0, "powers of two within a warp");
   const std::int64_t row = (static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x) / G;
   const int lane = static_cast<int>(threadIdx.x % G);
   const bool active = row < rows;  // inactive groups still take part in the warp's shuffles
@@ -35,22 +60,17 @@ __global__ void __launch_bounds__(256)
     for (int t = 0; t < CT; ++t)
       if (c0 + t < k) acc[t] += v * __ldg(xc + t * ldx);
   }
-  // Reduce-scatter over the low log2(CT) lane bits: afterwards acc[0] holds column (lane & (CT - 1)) summed
-  // over the lanes that differ in those bits.
+  reduce_scatter<G / 2, CT / 2>(acc, lane);
+  constexpr int P = CT >= G ? CT / G : 1;  // columns each lane holds afterwards
+  const int base = lane * CT / G;  // the sum of H over the offsets where this lane took the upper half
+  // With CT < G, G / CT lanes hold each column's sum: the first of them writes.
+  constexpr int kHolders = CT < G ? G / CT : 1;
+  if (!active || lane % kHolders != 0) return;
 #pragma unroll
-  for (int o = CT / 2; o >= 1; o /= 2) {
-    const bool upper = (lane & o) != 0;
-#pragma unroll
-    for (int i = 0; i < o; ++i) {
-      const T send = upper ? acc[i] : acc[i + o];
-      const T keep = upper ? acc[i + o] : acc[i];
-      acc[i] = keep + __shfl_xor_sync(0xffffffffu, send, o);
-    }
+  for (int i = 0; i < P; ++i) {
+    const std::int64_t c = c0 + base + i;
+    if (c < k) store_axpby_fixed<BETA_ZERO>(y + c * ldy + row, alpha, acc[i], beta);
   }
-  T sum = acc[0];
-#pragma unroll
-  for (int o = CT; o < G; o *= 2) sum += __shfl_xor_sync(0xffffffffu, sum, o);
-  if (active && lane < CT && c0 + lane < k) store_axpby_fixed<BETA_ZERO>(y + (c0 + lane) * ldy + row, alpha, sum, beta);
 }
 
 template <class T>
@@ -62,7 +82,7 @@ class CsrSpmmColMajorPlan final : public CudaSpmmPlanBase<T> {
     group_ = 4;
     while (group_ < 32 && 2 * group_ <= mean / tuning::kSpmmCudaEntriesPerLane) group_ *= 2;
     tile_ = 1;
-    while (tile_ < group_ && tile_ < s.k) tile_ *= 2;
+    while (tile_ < tuning::kSpmmCudaColMajorTile && tile_ < s.k) tile_ *= 2;
     tiles_ = (s.k + tile_ - 1) / tile_;
     if (tiles_ > 65535) throw TooLarge("cuda.csr.spmm_colmajor: k needs more than 65535 column tiles", 0);
     this->upload_csr(a);
@@ -101,15 +121,9 @@ class CsrSpmmColMajorPlan final : public CudaSpmmPlanBase<T> {
       case 1: return go(csr_spmm_colmajor_kernel<G, 1, BZ, T>);
       case 2: return go(csr_spmm_colmajor_kernel<G, 2, BZ, T>);
       case 4: return go(csr_spmm_colmajor_kernel<G, 4, BZ, T>);
-    }
-    if constexpr (G >= 8) {
-      if (tile_ == 8) return go(csr_spmm_colmajor_kernel<G, 8, BZ, T>);
-    }
-    if constexpr (G >= 16) {
-      if (tile_ == 16) return go(csr_spmm_colmajor_kernel<G, 16, BZ, T>);
-    }
-    if constexpr (G >= 32) {
-      if (tile_ == 32) return go(csr_spmm_colmajor_kernel<G, 32, BZ, T>);
+      case 8: return go(csr_spmm_colmajor_kernel<G, 8, BZ, T>);
+      case 16: return go(csr_spmm_colmajor_kernel<G, 16, BZ, T>);
+      case 32: return go(csr_spmm_colmajor_kernel<G, 32, BZ, T>);
     }
     throw Error("cuda.csr.spmm_colmajor: no kernel for " + std::to_string(tile_) + "-column tiles");
   }
@@ -126,7 +140,7 @@ void register_cuda_csr_colmajor_spmm(SpmmRegistry& reg) {
   k.backend = Backend::cuda;
   k.row_major = false;
   k.description = "CSR SpMM, column-major X/Y: 4-32 lanes per row over its non-zeros, each entry of A read once "
-                  "per tile of up to 32 columns, columns summed by a reduce-scatter shuffle butterfly";
+                  "per tile of up to 32 columns, the columns summed by a reduce-scatter shuffle butterfly";
   add_spmm_kernel<CsrSpmmColMajorPlan>(reg, std::move(k));
 }
 
