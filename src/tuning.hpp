@@ -418,7 +418,12 @@ inline constexpr int kSpmmCudaColMajorTile = 32;
 // rows of unequal length per warp. Not yet measured on a GPU: the rule of cuda.csr.subwarp scaled to
 // the GC-entry chunks each sub-group walks.
 inline constexpr double kSpmmCudaEntriesPerSubgroup = 8.0;
-// cuda.csr.spmm_rowmajor: rows with more non-zeros than this go to a block of 256 threads each (power-law
+// cuda.csr.spmm_rowmajor / spmm_colmajor: rows of more than this many times the mean row length (and more
+// than 32 non-zeros) take a whole warp from a list instead of a narrower group, which would hold its warp
+// (and the other rows in it) for the longest row: measured 2026-11-27 on an H200, powerlaw at 16M
+// non-zeros, fp64, k = 4: 1.02 ms with 2 lanes per row for every row (cuSPARSE CSR_ALG1 0.70 ms).
+inline constexpr double kSpmmCudaWarpRowMeans = 4.0;
+// cuda.csr.spmm_rowmajor / spmm_colmajor: rows with more non-zeros than this go to a block of 256 threads each (power-law
 // hubs), so that one row does not hold one warp for the whole product. At 1024 a warp already walks 32
 // chunks of 32 entries; the regular families (lap3d, fem, road, random) have no such row.
 inline constexpr std::int64_t kSpmmCudaLongRowNnz = 1024;

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Summary of `spkit spmm --json` runs (files MATRIX.PRECISION.json in a folder, or one merged JSON):
+"""Summary of `spkit spmm --json` runs (files MATRIX.*.json in a folder, or one merged JSON):
 per matrix, precision, layout and k, spkit's kernel against the fastest cuSPARSE algorithm of the same
 run, and against k SpMVs with spkit's SpMV pick. Writes the merged rows (--json) and the summary (--csv)."""
 import argparse
@@ -14,7 +14,7 @@ def load(path):
     if os.path.isdir(path):
         rows = []
         for f in sorted(glob.glob(os.path.join(path, "*.json"))):
-            matrix, precision = os.path.basename(f)[:-5].rsplit(".", 1)
+            matrix = os.path.basename(f).split(".")[0]  # MATRIX.PRECISION[.LAYOUTS].json
             try:
                 with open(f) as fh:
                     part = json.load(fh)
