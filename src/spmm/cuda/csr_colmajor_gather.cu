@@ -117,19 +117,7 @@ class CsrSpmmColMajorGatherPlan final : public CudaSpmmPlanBase<T> {
     tiles_ = (s.k + tile_ - 1) / tile_;
     if (tiles_ > 65535) throw TooLarge("cuda.csr.spmm_colmajor_gather: k needs more than 65535 column tiles", 0);
     // Rows far over the mean take a warp from a list, power-law hubs a block (as in csr_rowsplit.cuh).
-    warp_row_nnz_ = group_ < 32 ? std::max<std::int64_t>(32, static_cast<std::int64_t>(tuning::kSpmmCudaWarpRowMeans * mean))
-                                : tuning::kSpmmCudaLongRowNnz;
-    warp_row_nnz_ = std::min(warp_row_nnz_, tuning::kSpmmCudaLongRowNnz);
-    std::vector<std::int64_t> warp_rows, long_rows;
-    for (std::int64_t i = 0; i < a.rows; ++i) {
-      const std::int64_t len = a.row_ptr[i + 1] - a.row_ptr[i];
-      if (len > tuning::kSpmmCudaLongRowNnz) long_rows.push_back(i);
-      else if (len > warp_row_nnz_) warp_rows.push_back(i);
-    }
-    warp_rows_count_ = static_cast<std::int64_t>(warp_rows.size());
-    long_rows_count_ = static_cast<std::int64_t>(long_rows.size());
-    if (!warp_rows.empty()) warp_rows_ = DeviceBuffer<std::int64_t>(warp_rows, "SpMM warp-row list");
-    if (!long_rows.empty()) long_rows_ = DeviceBuffer<std::int64_t>(long_rows, "SpMM long-row list");
+    bins_ = bin_rows(a, group_ < 32);
     this->upload_csr(a);
   }
   void run(T alpha, const T* x, std::int64_t ldx, T beta, T* y, std::int64_t ldy, Stream stream) override {
@@ -140,9 +128,7 @@ class CsrSpmmColMajorGatherPlan final : public CudaSpmmPlanBase<T> {
   }
   std::string detail() const override {
     return std::to_string(group_) + " lanes per row, " + std::to_string(tile_) + "-column tiles (" +
-           std::to_string(tiles_) + "), " + std::to_string(warp_rows_count_) + " rows of over " +
-           std::to_string(warp_row_nnz_) + " non-zeros a warp each, " + std::to_string(long_rows_count_) + " of over " +
-           std::to_string(tuning::kSpmmCudaLongRowNnz) + " a block";
+           std::to_string(tiles_) + "), " + describe(bins_);
   }
 
  private:
@@ -157,17 +143,17 @@ class CsrSpmmColMajorGatherPlan final : public CudaSpmmPlanBase<T> {
       SPKIT_LAUNCH_CHECK("csr_spmm_colmajor_kernel");
     };
     const std::int64_t rows = this->rows_;
-    const auto all_rows = [&](auto kernel, int lanes) { go(kernel, lanes, false, rows, nullptr, warp_row_nnz_); };
+    const auto all_rows = [&](auto kernel, int lanes) { go(kernel, lanes, false, rows, nullptr, bins_.warp_row_nnz); };
     switch (group_) {
       case 4: with_tile<4, BZ, false>([&](auto kernel) { all_rows(kernel, 4); }); break;
       case 8: with_tile<8, BZ, false>([&](auto kernel) { all_rows(kernel, 8); }); break;
       case 16: with_tile<16, BZ, false>([&](auto kernel) { all_rows(kernel, 16); }); break;
       default: with_tile<32, BZ, false>([&](auto kernel) { all_rows(kernel, 32); }); break;
     }
-    if (warp_rows_count_)
-      with_tile<32, BZ, false>([&](auto kernel) { go(kernel, 32, false, warp_rows_count_, warp_rows_.get(), 0); });
-    if (long_rows_count_)
-      with_tile<32, BZ, true>([&](auto kernel) { go(kernel, 32, true, long_rows_count_, long_rows_.get(), 0); });
+    if (bins_.warp_count)
+      with_tile<32, BZ, false>([&](auto kernel) { go(kernel, 32, false, bins_.warp_count, bins_.warp_rows.get(), 0); });
+    if (bins_.long_count)
+      with_tile<32, BZ, true>([&](auto kernel) { go(kernel, 32, true, bins_.long_count, bins_.long_rows.get(), 0); });
   }
   template <int G, bool BZ, bool BLOCK, class Go>
   void with_tile(Go&& go) {
@@ -184,8 +170,7 @@ class CsrSpmmColMajorGatherPlan final : public CudaSpmmPlanBase<T> {
 
   int group_ = 4, tile_ = 1;
   std::int64_t tiles_ = 1;
-  std::int64_t warp_row_nnz_ = 0, warp_rows_count_ = 0, long_rows_count_ = 0;
-  DeviceBuffer<std::int64_t> warp_rows_, long_rows_;
+  RowBins bins_;
 };
 
 }  // namespace

@@ -277,22 +277,8 @@ class RowSplitSchedule {
     scalar_ = choose_shape(k, 1, mean);
     if (std::max(vector_.tiles, scalar_.tiles) > 65535)
       throw TooLarge(std::string(name) + ": k = " + std::to_string(k) + " needs more than 65535 column tiles", 0);
-    // Rows far over the mean take a warp (when the groups are narrower) or a block; the lists serve both
-    // shapes, whose groups differ only in vector width.
-    const bool narrow = std::min(vector_.gc * vector_.gn, scalar_.gc * scalar_.gn) < 32;
-    warp_row_nnz_ = narrow ? std::max<std::int64_t>(32, static_cast<std::int64_t>(tuning::kSpmmCudaWarpRowMeans * mean))
-                           : tuning::kSpmmCudaLongRowNnz;
-    warp_row_nnz_ = std::min(warp_row_nnz_, tuning::kSpmmCudaLongRowNnz);
-    std::vector<std::int64_t> warp_rows, long_rows;
-    for (std::int64_t i = 0; i < a.rows; ++i) {
-      const std::int64_t len = a.row_ptr[i + 1] - a.row_ptr[i];
-      if (len > tuning::kSpmmCudaLongRowNnz) long_rows.push_back(i);
-      else if (len > warp_row_nnz_) warp_rows.push_back(i);
-    }
-    warp_rows_count_ = static_cast<std::int64_t>(warp_rows.size());
-    long_rows_count_ = static_cast<std::int64_t>(long_rows.size());
-    if (!warp_rows.empty()) warp_rows_ = DeviceBuffer<std::int64_t>(warp_rows, "SpMM warp-row list");
-    if (!long_rows.empty()) long_rows_ = DeviceBuffer<std::int64_t>(long_rows, "SpMM long-row list");
+    // The lists serve both shapes, whose groups differ only in vector width.
+    bins_ = bin_rows(a, std::min(vector_.gc * vector_.gn, scalar_.gc * scalar_.gn) < 32);
   }
 
   // Y = alpha A X + beta Y for the rows x k operands: X row-major (ldx), Y row-major (ldy) or, with
@@ -317,23 +303,23 @@ class RowSplitSchedule {
     };
     const auto blocks = [&](auto c) {
       using C = decltype(c);
-      if (long_rows_count_ == 0) return;
-      const dim3 grid(static_cast<unsigned>(long_rows_count_), static_cast<unsigned>(shape.tiles));
+      if (bins_.long_count == 0) return;
+      const dim3 grid(static_cast<unsigned>(bins_.long_count), static_cast<unsigned>(shape.tiles));
       csr_spmm_long_rows_kernel<C::gc, C::gn, C::v, C::cpl, COL_Y, T>
-          <<<grid, kBlock, 0, stream>>>(long_rows_.get(), k, ptr, col, val, x, ldx, alpha, beta, y, ldy);
+          <<<grid, kBlock, 0, stream>>>(bins_.long_rows.get(), k, ptr, col, val, x, ldx, alpha, beta, y, ldy);
       SPKIT_LAUNCH_CHECK("csr_spmm_long_rows_kernel");
     };
     const auto all = [&](auto c) {
-      groups(c, rows, nullptr, warp_row_nnz_);
+      groups(c, rows, nullptr, bins_.warp_row_nnz);
       blocks(c);
     };
-    const auto warps = [&](auto c) { groups(c, warp_rows_count_, warp_rows_.get(), 0); };
+    const auto warps = [&](auto c) { groups(c, bins_.warp_count, bins_.warp_rows.get(), 0); };
     if (vec) {
       dispatch<kVec>(shape, all);
-      if (warp_rows_count_) dispatch_warp<kVec>(shape, warps);
+      if (bins_.warp_count) dispatch_warp<kVec>(shape, warps);
     } else {
       dispatch<1>(shape, all);
-      if (warp_rows_count_) dispatch_warp<1>(shape, warps);
+      if (bins_.warp_count) dispatch_warp<1>(shape, warps);
     }
   }
 
@@ -341,14 +327,12 @@ class RowSplitSchedule {
     const Shape& v = vector_;
     return std::to_string(v.gc) + "x" + std::to_string(v.gn) + " lanes per row, " + std::to_string(v.v) +
            "-wide vectors x " + std::to_string(v.cpl) + " per lane, " + std::to_string(v.tiles) + " column tile(s), " +
-           std::to_string(warp_rows_count_) + " rows of over " + std::to_string(warp_row_nnz_) + " non-zeros a warp each, " +
-           std::to_string(long_rows_count_) + " of over " + std::to_string(tuning::kSpmmCudaLongRowNnz) + " a block";
+           describe(bins_);
   }
 
  private:
   Shape vector_, scalar_;  // the launch shape with 16-byte vectors (when k allows) and without
-  std::int64_t warp_row_nnz_ = 0, warp_rows_count_ = 0, long_rows_count_ = 0;
-  DeviceBuffer<std::int64_t> warp_rows_, long_rows_;
+  RowBins bins_;
 };
 
 }  // namespace
