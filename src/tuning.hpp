@@ -419,12 +419,30 @@ inline constexpr int kSpmmCpuMaxTileBytes = 512;
 // 1.4M nnz, fp64, k = 64, 1 thread, thread CPU time, 2 interleaved rounds): 512 bytes 20-22 ms, 256
 // bytes 14-15 ms, 128 bytes 13-15 ms: 64 column streams of X and Y at once cost more than re-reading A.
 inline constexpr int kSpmmCpuColPanelBytes = 256;
-// cuda.csr.spmm_colmajor: lanes per row from the mean row length: the largest power of two (4..32) not
-// above mean / kSpmmCudaEntriesPerLane, as for cuda.csr.subwarp (tuning::kCudaSubwarpEntriesPerLane).
-// Not yet measured on a GPU.
+// cuda.csr.spmm_colmajor_gather: lanes per row from the mean row length: the largest power of two (4..32)
+// not above mean / kSpmmCudaEntriesPerLane, as for cuda.csr.subwarp (tuning::kCudaSubwarpEntriesPerLane).
+// Timed with this value on an H200, 2026-11-27 (docs/perf/spmm-gpu.md); not swept.
 inline constexpr double kSpmmCudaEntriesPerLane = 2.0;
-// `auto` for SpMM on the GPU, row-major X: at k of at least kSpmmCudaWarpRowK a warp per row with lanes
-// over columns fills its lanes; below, rows share a warp (k lanes each, rounded to a power of two).
-inline constexpr std::int64_t kSpmmCudaWarpRowK = 32;
+// cuda.csr.spmm_colmajor_gather: the most columns one pass over A gathers (register partial sums per
+// lane: 32 doubles are 64 registers); wider k takes more passes, each reading A again.
+inline constexpr int kSpmmCudaColMajorTile = 32;
+// cuda.csr.spmm_rowmajor: sub-groups over a row's entries (GN, 1..8, while GC x GN lanes fit a warp) as
+// long as each still gets this many entries of a mean row; the lanes over columns (GC) follow k. Few
+// sub-groups keep the groups small (less of a chunk of L entries wasted at a row's end), more hold fewer
+// rows of unequal length per warp. The rule of cuda.csr.subwarp scaled to the GC-entry chunks each
+// sub-group walks; timed with this value on an H200, 2026-11-27 (docs/perf/spmm-gpu.md: 1.1-2.8x
+// cuSPARSE's best on lap3d, fem_mesh, random, road_planar at k = 4 and 16), not swept.
+inline constexpr double kSpmmCudaEntriesPerSubgroup = 8.0;
+// cuda.csr.spmm_* (row splitting and the gather): rows of more than this many times the mean row length
+// (and more than 32 non-zeros) take a whole warp from a list instead of a narrower group, which would hold
+// its warp (and the other rows in it) for the longest row. Why: on an H200, 2026-11-27, powerlaw at 16M
+// non-zeros, fp64, k = 4, 2 lanes for every row took 1.02 ms (cuSPARSE CSR_ALG1 0.70 ms). The value 4 is
+// not swept; the binned kernels passed the tests and memcheck on an H100 but are not timed yet.
+inline constexpr double kSpmmCudaWarpRowMeans = 4.0;
+// cuda.csr.spmm_* (row splitting and the gather): rows with more non-zeros than this take a block of 256
+// threads each (power-law hubs), so that one row does not hold one warp for the whole product. At 1024 a
+// warp already walks 32 chunks of 32 entries; the regular families (lap3d, fem, road, random) have no
+// such row; powerlaw at 16M non-zeros has 1332. Not swept.
+inline constexpr std::int64_t kSpmmCudaLongRowNnz = 1024;
 
 }  // namespace spkit::tuning

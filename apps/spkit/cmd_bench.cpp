@@ -71,6 +71,7 @@ struct BenchCli {
   // default a plan serves many products; each auto row still shows its conversion as break-even products.
   std::int64_t expected_products = 1000000;
   bool no_spgemm = false;                 // the SpGEMM section (bench_spgemm.hpp)
+  bool no_spmm = false;                   // the SpMM section (bench_spmm.hpp)
   std::string spgemm_variant = "all";
   std::int64_t spgemm_max_products = default_spgemm_max_products();
 };
@@ -187,6 +188,7 @@ void run_bench(const BenchCli& cli) {
   o.spgemm = !cli.no_spgemm;
   o.spgemm_variants = cli.spgemm_variant;
   o.spgemm_max_products = cli.spgemm_max_products;
+  o.spmm = !cli.no_spmm;
   o.out = cli.out;
   o.resume = cli.resume;
 
@@ -208,6 +210,7 @@ void run_bench(const BenchCli& cli) {
   header.options.emplace_back("auto", cli.no_auto ? "no" : "yes");
   header.options.emplace_back("expected_products", std::to_string(cli.expected_products));
   header.options.push_back({"spgemm", cli.no_spgemm ? "off" : cli.spgemm_variant});
+  header.options.push_back({"spmm", cli.no_spmm ? "off" : "on"});
 
   Progress progress;
   progress.log(fmt::format("spkit bench: {} kernels x precisions {}, threads {}, {} reps -> {}",
@@ -291,6 +294,7 @@ void add_bench_command(CLI::App& app) {
                 "under 1.5 non-zeros per block); by default they are reported as skipped");
   cmd->add_option("--seed", cli->seed, "Seed of the generated matrices and of x")->capture_default_str();
   cmd->add_flag("--no-spgemm", cli->no_spgemm, "Skip the SpGEMM section (C = A A per square matrix)");
+  cmd->add_flag("--no-spmm", cli->no_spmm, "Skip the SpMM section (Y = A X with k = 4, 16, 64 columns per matrix)");
   cmd->add_option("--spgemm-variant", cli->spgemm_variant, "Comma-separated globs over SpGEMM kernel names")
       ->capture_default_str();
   cmd->add_option("--spgemm-max-products", cli->spgemm_max_products,

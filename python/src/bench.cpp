@@ -52,12 +52,13 @@ std::string bench(const std::vector<std::string>& matrices, const std::string& k
   o.threads_given = !threads.empty();
   o.reps = reps;
   o.warmup = warmup;
-  // What spkit.bench() has always run: every cell at the given reps, no auto rows, no SpGEMM section,
-  // no fast_matrix_market subprocess.
+  // What spkit.bench() has always run: every cell at the given reps, no auto rows, no SpGEMM or SpMM
+  // section, no fast_matrix_market subprocess.
   o.reps_fixed = true;
   o.all_cells = true;
   o.auto_rows = false;
   o.spgemm = false;
+  o.spmm = false;
   o.time_fast_matrix_market = false;
   o.measure_bandwidth = measure_bandwidth;
   o.out = out;

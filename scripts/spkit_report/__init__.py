@@ -1,7 +1,7 @@
 """The spkit bench report (scripts/report.py is its entry point): report.md, report.html and
 plots/*.png from a results.json. One module per part: load (results.json and row selection),
 document (Markdown and HTML side by side), plots (matplotlib helpers), and the sections: headline,
-spmv, spgemm, parsing, selector, tables."""
+spmv, spgemm, spmm, parsing, selector, tables."""
 import argparse
 import html
 import os
@@ -14,6 +14,7 @@ from .parsing import parse_section
 from .plots import HAVE_MPL, plt
 from .selector import auto_section
 from .spgemm import load_spgemm, spgemm_section
+from .spmm import load_spmm, spmm_section
 from .spmv import bmsparse, gflops_bars, gpu_section, roofline, thread_sweep
 from .tables import failures, matrices_section, run_info
 
@@ -51,6 +52,7 @@ def main(description=None):
                 ("roofline", "Roofline"), ("bmsparse", "bmSparse"), ("parse", "Parsing"), ("auto", "Auto-selector"), ("failures", "Failures"),
                 ("matrices", "Matrices")]
     sections.append(("spgemm", "SpGEMM"))
+    sections.append(("spmm", "SpMM"))
     doc.html.append("<nav>" + "".join(f'<a href="#{a}">{t}</a>' for a, t in sections) + "</nav>")
     run_info(doc, res)
     headline(doc, res)
@@ -61,6 +63,7 @@ def main(description=None):
     roofline(doc, res)
     bmsparse(doc, res)
     spgemm_section(doc, load_spgemm(args.results))
+    spmm_section(doc, load_spmm(args.results))
     parse_section(doc, res)
     auto_section(doc, res)
     failures(doc, res)

@@ -2,6 +2,9 @@
 helpers every section uses."""
 import json
 import math
+import os
+import sys
+
 
 def load(path):
     with open(path, encoding="utf-8") as f:
@@ -9,6 +12,21 @@ def load(path):
     if not isinstance(data, dict) or not isinstance(data.get("results"), list):
         raise SystemExit(f"report.py: {path} is not a spkit bench results file (no 'results' list)")
     return data
+
+
+def load_section(results_path, filename, section):
+    """A section's file (spgemm.json, spmm.json) next to results.json: its {"entries": [...]} object, or None
+    when it is missing or unreadable (with a warning naming the section left out)."""
+    path = os.path.join(os.path.dirname(os.path.abspath(results_path)), filename)
+    if not os.path.exists(path):
+        return None
+    try:
+        with open(path, encoding="utf-8") as f:
+            data = json.load(f)
+    except (OSError, ValueError) as e:
+        print(f"report.py: warning: {path} unreadable ({e}); no {section} section", file=sys.stderr)
+        return None
+    return data if isinstance(data, dict) and isinstance(data.get("entries"), list) else None
 
 
 def num(v):

@@ -1,25 +1,12 @@
 """The SpGEMM section (C = A A), from spgemm.json next to results.json."""
-import json
-import os
-import sys
-
 from .document import fmt_count, fmt_g
-from .load import num
+from .load import load_section, num
 from .plots import HAVE_MPL, grouped_bars, kernel_colors, legend_outside, plt
 
 
 def load_spgemm(results_path):
     """spgemm.json next to results.json (written by spkit bench's SpGEMM section), or None."""
-    path = os.path.join(os.path.dirname(os.path.abspath(results_path)), "spgemm.json")
-    if not os.path.exists(path):
-        return None
-    try:
-        with open(path, encoding="utf-8") as f:
-            data = json.load(f)
-    except (OSError, ValueError) as e:
-        print(f"report.py: warning: {path} unreadable ({e}); no SpGEMM section", file=sys.stderr)
-        return None
-    return data if isinstance(data, dict) and isinstance(data.get("entries"), list) else None
+    return load_section(results_path, "spgemm.json", "SpGEMM")
 
 
 def spgemm_section(doc, spgemm):

@@ -270,6 +270,14 @@ SuiteRun run_suite(const SuiteRunOptions& opts, BenchResults header) {
   spgemm_opts.warmup = std::min(opts.warmup, 1);
   spgemm_opts.max_products = opts.spgemm_max_products;
 
+  SpmmBenchOptions spmm_opts;
+  spmm_opts.device = spgemm_opts.device;  // without a GPU, no row per cuSPARSE algorithm
+  spmm_opts.precisions = opts.precisions;
+  spmm_opts.threads = spgemm_opts.threads;
+  spmm_opts.reps = std::min(opts.reps, 5);  // k SpMVs' worth of work per product: fewer runs
+  spmm_opts.warmup = std::min(opts.warmup, 1);
+  spmm_opts.ks = spmm_bench_ks(opts.generated && size == SuiteSize::tiny);
+
   const std::uint64_t memory_budget = machine.memory_bytes / 4;
   const std::size_t n = suite.size();
   for (std::size_t i = 0; i < n && !run.interrupted; ++i) {
@@ -419,6 +427,21 @@ SuiteRun run_suite(const SuiteRunOptions& opts, BenchResults header) {
             bench_spgemm_matrix(sm.name, loaded.a, spgemm_opts, [&](const std::string& text) { status(text, true); }));
       }
       if (!opts.out.empty()) write_spgemm_bench(opts.out, run.spgemm, spgemm_opts.max_products, opts.resume);
+    }
+    if (opts.spmm && !run.interrupted && !(run.interrupted = stop())) {
+      SpmmBenchEntry e;
+      if (sm.headline) {
+        // Sized for the SpMV headline; at k = 64 its X and Y alone are 64 times its vectors.
+        e.matrix = sm.name;
+        e.rows = loaded.a.rows, e.cols = loaded.a.cols, e.nnz = loaded.a.nnz();
+        e.skipped = "a headline matrix, sized for the SpMV headline; spkit spmm measures it";
+      } else {
+        e = bench_spmm_matrix(sm.name, loaded.a, spmm_opts, [&](const std::string& text) { status(text, true); });
+      }
+      if (!e.skipped.empty()) log("  spmm " + sm.name + ": skipped, " + e.skipped);
+      for (const std::string& line : spmm_bench_summary(e)) log(line);
+      run.spmm.push_back(std::move(e));
+      if (!opts.out.empty()) write_spmm_bench(opts.out, run.spmm, opts.resume);
     }
   }
   results.complete = !run.interrupted;

@@ -10,6 +10,8 @@
 #include <cstdio>
 #include <new>
 #include <nlohmann/json.hpp>
+
+#include "harness/bench_entries.hpp"
 #include <set>
 #include <sstream>
 
@@ -372,16 +374,9 @@ void write_spgemm_bench(const std::string& dir, const std::vector<SpgemmBenchEnt
                         std::int64_t max_products, bool keep_existing) {
   namespace fs = std::filesystem;
   const std::string json_path = (fs::path(dir) / "spgemm.json").string();
-  nlohmann::json list = nlohmann::json::array();
   std::set<std::string> names;
   for (const auto& e : entries) names.insert(e.matrix);
-  if (keep_existing && fs::exists(json_path)) {
-    std::ifstream in(json_path);
-    const nlohmann::json old = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
-    if (old.is_object() && old.contains("entries") && old["entries"].is_array())
-      for (const auto& e : old["entries"])
-        if (e.is_object() && e.contains("matrix") && !names.count(e["matrix"].get<std::string>())) list.push_back(e);
-  }
+  nlohmann::json list = keep_existing ? kept_section_entries(json_path, names) : nlohmann::json::array();
   std::string csv = spgemm_rows_to_csv({}, "matrix", true);
   for (const auto& e : entries) {
     list.push_back({{"matrix", e.matrix},

@@ -263,6 +263,7 @@ std::vector<SpmmResult> run_spmm(const SpmmRegistry& reg, const Csr<double>& a, 
       // X(j, c) = value j*k + c of one random stream, in either layout; the exact product in double.
       const std::vector<double> xd = random_x(a.cols * k, opts.seed);
       std::vector<double> y_exact(static_cast<std::size_t>(a.rows * k), 0.0);
+#pragma omp parallel for schedule(dynamic, 256) if (a.nnz() * k > (std::int64_t(1) << 18))
       for (std::int64_t i = 0; i < a.rows; ++i)
         for (std::int64_t p = a.row_ptr[i]; p < a.row_ptr[i + 1]; ++p)
           for (std::int64_t c = 0; c < k; ++c) y_exact[i * k + c] += a.values[p] * xd[a.col_idx[p] * k + c];

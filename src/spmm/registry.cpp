@@ -9,6 +9,7 @@ void register_cpu_csr_spmm(SpmmRegistry&);            // src/spmm/cpu/csr.cpp
 #ifdef SPKIT_HAVE_CUDA
 void register_cuda_csr_rowmajor_spmm(SpmmRegistry&);  // src/spmm/cuda/csr_rowmajor.cu
 void register_cuda_csr_colmajor_spmm(SpmmRegistry&);  // src/spmm/cuda/csr_colmajor.cu
+void register_cuda_csr_colmajor_gather_spmm(SpmmRegistry&);  // src/spmm/cuda/csr_colmajor_gather.cu
 void register_cuda_cusparse_spmm(SpmmRegistry&);      // src/spmm/cuda/cusparse.cu
 #endif
 #ifdef SPKIT_HAVE_MKL
@@ -22,6 +23,7 @@ const SpmmRegistry& spmm_registry() {
 #ifdef SPKIT_HAVE_CUDA
     register_cuda_csr_rowmajor_spmm(reg);
     register_cuda_csr_colmajor_spmm(reg);
+    register_cuda_csr_colmajor_gather_spmm(reg);
     register_cuda_cusparse_spmm(reg);
 #endif
 #ifdef SPKIT_HAVE_MKL

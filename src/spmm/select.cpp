@@ -2,8 +2,8 @@
 // at plan time, so the rule reads only the layout:
 //   CPU, row-major    cpu.csr.spmm_rowmajor  (register tiles sized to k)
 //   CPU, column-major cpu.csr.spmm_colmajor  (X copied into row-major panels, the same tiles)
-//   GPU, row-major    cuda.csr.spmm_rowmajor (a warp per row at k >= 32, else 32/k' rows per warp)
-//   GPU, column-major cuda.csr.spmm_colmajor (lanes over a row's non-zeros, from the mean row length)
+//   GPU, row-major    cuda.csr.spmm_rowmajor (lanes over columns from k, sub-groups over entries from the mean row)
+//   GPU, column-major cuda.csr.spmm_colmajor (X transposed, then the row-major row splitting)
 // The baselines (MKL, cuSPARSE) are never picked. The reason line names the k and layout read.
 #include <string>
 
@@ -25,11 +25,11 @@ SpmmSelection select_spmm_kernel(const MatrixStats& stats, const SpmmShape& shap
   } else {
     s.kernel = row ? "cuda.csr.spmm_rowmajor" : "cuda.csr.spmm_colmajor";
     if (row)
-      s.reason = k + (shape.k >= tuning::kSpmmCudaWarpRowK ? ", row-major: a warp per row, lanes over columns"
-                                                           : ", row-major: several rows per warp, lanes over columns");
+      s.reason = k + ", row-major: A's rows loaded coalesced and shuffle-broadcast, lanes over columns in 16-byte "
+                     "vectors, a block per row of over " + std::to_string(tuning::kSpmmCudaLongRowNnz) + " non-zeros";
     else
-      s.reason = k + ", column-major: lanes over each row's non-zeros (mean " +
-                 std::to_string(static_cast<long long>(stats.row_nnz_mean + 0.5)) + "), columns reduced together";
+      s.reason = k + ", column-major: X transposed into a row-major copy, then the row-major row splitting "
+                     "(mean row " + std::to_string(static_cast<long long>(stats.row_nnz_mean + 0.5)) + ")";
   }
   if (!spmm_registry().find(s.kernel))
     throw NotApplicable("no SpMM kernel for the " + std::string(to_string(backend)) + " in this build (" + s.kernel +

@@ -2,6 +2,7 @@
 // One SpMM product checked entry by entry against the serial double reference, shared by the SpMM tests.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <limits>
 #include <string>
 #include <vector>
@@ -13,16 +14,21 @@
 namespace spkit::test {
 
 // One product Y = alpha A X + beta Y0 through the harness (host or device alike), checked entry by entry.
+// tight: leading dimensions exactly k (or the rows), as the harness and most callers pass them, which is
+// where kernels take 16-byte vectors; otherwise padded.
 template <class T>
-inline void check_product(SpmmPlan<T>& plan, const Csr<T>& a, const SpmmShape& shape, T alpha, T beta, int ld_multiple_bytes) {
+inline void check_product(SpmmPlan<T>& plan, const Csr<T>& a, const SpmmShape& shape, T alpha, T beta, int ld_multiple_bytes,
+                          bool tight = false) {
   const bool row = shape.layout == DenseLayout::row_major;
   // Leading dimensions beyond the minimum, so the padding is there to be (wrongly) touched; rounded up to
   // what the kernel requires (cuSPARSE CSR_ALG3: 16 bytes).
   const std::int64_t step = ld_multiple_bytes > 0 ? ld_multiple_bytes / static_cast<std::int64_t>(sizeof(T)) : 1;
   const auto round = [&](std::int64_t ld) { return (ld + step - 1) / step * step; };
-  const std::int64_t ldx = round((row ? shape.k : a.cols) + 3), ldy = round((row ? shape.k : a.rows) + 5);
+  const std::int64_t pad_x = tight ? 0 : 3, pad_y = tight ? 0 : 5;
+  const std::int64_t ldx = std::max<std::int64_t>(round((row ? shape.k : a.cols) + pad_x), 1),
+                     ldy = std::max<std::int64_t>(round((row ? shape.k : a.rows) + pad_y), 1);
   const std::uint64_t seed = fresh_seed();
-  SCOPED_TRACE("seed " + std::to_string(seed) + ", alpha " + std::to_string(alpha) + ", beta " + std::to_string(beta));
+  SCOPED_TRACE(std::string(tight ? "tight" : "padded") + " leading dimensions, seed " + std::to_string(seed) + ", alpha " + std::to_string(alpha) + ", beta " + std::to_string(beta));
   const std::int64_t x_lines = row ? a.cols : shape.k, y_lines = row ? a.rows : shape.k;
   const auto xd = random_vector(x_lines * ldx, seed);
   const std::vector<T> x(xd.begin(), xd.end());

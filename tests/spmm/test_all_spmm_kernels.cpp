@@ -1,7 +1,7 @@
 // The registry-driven SpMM test: every kernel of spmm_registry() x precision x layout it handles x k in
-// {1, 3, 4, 16, 33, 64}, on the edge-case matrices (empty, 1x1, empty rows, one huge row, rectangular,
+// {1, 3, 4, 16, 33, 64, 136}, on the edge-case matrices (empty, 1x1, empty rows, one huge row, rectangular,
 // sizes not multiples of 8/32) and the generator families, with fresh random X and Y0 each run and leading
-// dimensions larger than needed: Y = A X over a NaN-poisoned Y (beta = 0 never reads Y), Y = -0.5 A X +
+// dimensions larger than needed and exactly as needed (where vector loads apply): Y = A X over a NaN-poisoned Y (beta = 0 never reads Y), Y = -0.5 A X +
 // 0.75 Y0, and the padding between k (or the rows) and ld left bit for bit as it was. CUDA kernels skip
 // without a device. Nothing here names a kernel.
 #include <gtest/gtest.h>
@@ -26,12 +26,19 @@ const std::vector<NamedMatrix>& matrices() {
   static const auto m = [] {
     auto out = edge_case_matrices();
     for (auto& f : family_matrices()) out.push_back(std::move(f));
+    // Short rows, rows far over the mean and rows past a thousand entries in one matrix: the GPU kernels
+    // give each kind its own launch (groups, a warp per row, a block per row), all of which must meet.
+    std::vector<std::int64_t> len(700);
+    for (std::size_t i = 0; i < len.size(); ++i) len[i] = i % 50 == 7 ? 90 + static_cast<std::int64_t>(i % 170) : i % 6;
+    len[333] = 1500, len[334] = 2600;
+    out.push_back({"binned_rows_700x3000", random_rows(700, 3000, len, 77)});
     return out;
   }();
   return m;
 }
 
-constexpr std::int64_t kKs[] = {1, 3, 4, 16, 33, 64};
+constexpr std::int64_t kWideK = 136;  // past 128 columns: more than one pass of the widest GPU tiles
+constexpr std::int64_t kKs[] = {1, 3, 4, 16, 33, 64, kWideK};
 
 template <class T>
 void check_kernel(const SpmmKernelInfo& k) {
@@ -54,8 +61,12 @@ void check_kernel(const SpmmKernelInfo& k) {
           continue;
         }
         ASSERT_TRUE(k.handles(layout)) << "planned a layout its info says it does not handle";
+        // The wide k (several column passes on the GPU) once with beta = 0, the others also with beta != 0.
         check_product<T>(*plan, a, shape, T(1), T(0), k.ld_multiple_bytes);
-        check_product<T>(*plan, a, shape, T(-0.5), T(0.75), k.ld_multiple_bytes);
+        if (kk != kWideK) check_product<T>(*plan, a, shape, T(-0.5), T(0.75), k.ld_multiple_bytes);
+        // Tight leading dimensions: 16-byte rows of X and Y where k allows (the vector paths).
+        if (k.ld_multiple_bytes == 0 || (kk * static_cast<std::int64_t>(sizeof(T))) % k.ld_multiple_bytes == 0)
+          check_product<T>(*plan, a, shape, T(2), T(-1), k.ld_multiple_bytes, true);
         if (::testing::Test::HasFailure()) return;  // one failing case is enough to read
       }
     }

@@ -2,7 +2,7 @@
 // The suite loop of `spkit bench` and Python's spkit.bench(), written once: measure the machine, build the
 // suite (headline matrices sized past where the bandwidth sweep saw memory), then per matrix every
 // selected kernel x precision x thread count through run_spmv, the auto-selector's rows and the SpGEMM
-// section, saving results.json/results.csv atomically after every kernel group. Progress and
+// and SpMM sections, saving results.json/results.csv atomically after every kernel group. Progress and
 // interruption go through callbacks; printing is the caller's.
 #include <cstdint>
 #include <functional>
@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "spkit/harness/bench_spgemm.hpp"
+#include "spkit/harness/bench_spmm.hpp"
 #include "spkit/harness/results.hpp"
 #include "spkit/harness/runner.hpp"
 
@@ -51,9 +52,11 @@ struct SuiteRunOptions {
   bool spgemm = true;       // the SpGEMM section (C = A A)
   std::string spgemm_variants = "all";
   std::int64_t spgemm_max_products = default_spgemm_max_products();
+  bool spmm = true;         // the SpMM section (Y = A X, k = 4, 16, 64; bench_spmm.hpp)
   bool measure_bandwidth = true;         // the sweep and the roofline bandwidths (else the OS's cache size)
   bool time_fast_matrix_market = true;   // Matrix Market files: also fast_matrix_market's parse rate
-  // Output: results.{json,csv} (and spgemm.{json,csv}) in `out` after every kernel group; "" writes nothing.
+  // Output: results.{json,csv} (and spgemm.{json,csv}, spmm.{json,csv}) in `out` after every kernel group;
+  // "" writes nothing.
   std::string out;
   bool resume = false;  // keep the cells already in out/results.json, run the rest
   // Callbacks, each optional. log: a line to keep; status: a transient progress line (new_item: a new
@@ -68,6 +71,7 @@ struct SuiteRunOptions {
 struct SuiteRun {
   BenchResults results;
   std::vector<SpgemmBenchEntry> spgemm;
+  std::vector<SpmmBenchEntry> spmm;
   // One line per backend or comparison library that is not there ("GPU kernels not run: ..."), printed
   // once instead of a row per kernel.
   std::vector<std::string> absent;

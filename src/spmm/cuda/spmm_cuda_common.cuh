@@ -1,13 +1,50 @@
 #pragma once
-// What the CUDA SpMM plans share: the checks of the shape, the device, the byte count and Y = beta Y for a
-// matrix without non-zeros (over rows x k with its leading dimension, never reading Y when beta == 0).
+// What the CUDA SpMM plans share: the checks of the shape, the device, the byte count, Y = beta Y for a
+// matrix without non-zeros (over rows x k with its leading dimension, never reading Y when beta == 0) and
+// the binning of rows by length.
+#include <algorithm>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "kernels/cuda/cuda_common.cuh"
 #include "spkit/spmm.hpp"
+#include "tuning.hpp"
 
 namespace spkit::cuda {
+
+// Rows binned by length at plan time, for kernels whose groups of lanes share a warp: a row over
+// warp_row_nnz takes a whole warp (from warp_rows), one over tuning::kSpmmCudaLongRowNnz a block (from
+// long_rows), so that no row holds a warp, and the other rows in it, far longer than the mean.
+struct RowBins {
+  std::int64_t warp_row_nnz = 0, warp_count = 0, long_count = 0;
+  DeviceBuffer<std::int64_t> warp_rows, long_rows;
+};
+// narrow: the kernel's groups are narrower than a warp (else only the block bin applies).
+template <class T>
+RowBins bin_rows(const Csr<T>& a, bool narrow) {
+  RowBins b;
+  const double mean = a.rows > 0 ? static_cast<double>(a.nnz()) / static_cast<double>(a.rows) : 0.0;
+  b.warp_row_nnz = narrow ? std::max<std::int64_t>(32, static_cast<std::int64_t>(tuning::kSpmmCudaWarpRowMeans * mean))
+                          : tuning::kSpmmCudaLongRowNnz;
+  b.warp_row_nnz = std::min(b.warp_row_nnz, tuning::kSpmmCudaLongRowNnz);
+  std::vector<std::int64_t> warp_rows, long_rows;
+  for (std::int64_t i = 0; i < a.rows; ++i) {
+    const std::int64_t len = a.row_ptr[i + 1] - a.row_ptr[i];
+    if (len > tuning::kSpmmCudaLongRowNnz) long_rows.push_back(i);
+    else if (len > b.warp_row_nnz) warp_rows.push_back(i);
+  }
+  b.warp_count = static_cast<std::int64_t>(warp_rows.size());
+  b.long_count = static_cast<std::int64_t>(long_rows.size());
+  if (!warp_rows.empty()) b.warp_rows = DeviceBuffer<std::int64_t>(warp_rows, "SpMM warp-row list");
+  if (!long_rows.empty()) b.long_rows = DeviceBuffer<std::int64_t>(long_rows, "SpMM long-row list");
+  return b;
+}
+// "N rows of over W non-zeros a warp each, M of over L a block", for detail().
+inline std::string describe(const RowBins& b) {
+  return std::to_string(b.warp_count) + " rows of over " + std::to_string(b.warp_row_nnz) + " non-zeros a warp each, " +
+         std::to_string(b.long_count) + " of over " + std::to_string(tuning::kSpmmCudaLongRowNnz) + " a block";
+}
 
 template <class T>
 class CudaSpmmPlanBase : public SpmmPlan<T> {
