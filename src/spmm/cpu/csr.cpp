@@ -15,7 +15,9 @@
 #include <string>
 
 #include "kernels/cpu/cpu_common.hpp"
+#include "spmm/cpu/spmm_sliced.hpp"
 #include "spmm/cpu/spmm_tiles.hpp"
+#include <memory>
 #include "spkit/error.hpp"
 #include "spkit/spmm.hpp"
 #include "tuning.hpp"
@@ -122,6 +124,10 @@ class CsrSpmmRowMajor final : public CpuCsrSpmmBase<T> {
   CsrSpmmRowMajor(const Csr<T>& a, const SpmmShape& s, const PlanOptions& o)
       : CpuCsrSpmmBase<T>(a, s, o, cpu::plan_threads(o.threads), "cpu.csr.spmm_rowmajor", true, false),
         tile_bytes_(cpu::spmm::main_tile_bytes<T>(s.k)) {
+    if (cpu::spmm::use_slices<T>(a, s.k)) {
+      sliced_ = std::make_unique<cpu::spmm::SlicedRows<T>>(cpu::spmm::make_sliced_rows(a, this->threads_));
+      return;
+    }
     if (s.k > 1) this->use_diagonal_offsets();
   }
   void run(T alpha, const T* x, std::int64_t ldx, T beta, T* y, std::int64_t ldy, Stream) override {
@@ -131,6 +137,7 @@ class CsrSpmmRowMajor final : public CpuCsrSpmmBase<T> {
     const std::int32_t* col = a.col_idx.data();
     const T* val = a.values.data();
     const std::int64_t k = this->shape_.k;
+    if (sliced_) return run_sliced(alpha, x, ldx, beta, y, ldy);
     cpu::with_epilogue(alpha, beta, [&](auto out) {
       this->for_row_ranges([&](std::int64_t r0, std::int64_t r1) {
         if (k == 1 && ldx == 1) {  // one contiguous vector: the SpMV row dot product (gather over the row)
@@ -143,13 +150,47 @@ class CsrSpmmRowMajor final : public CpuCsrSpmmBase<T> {
       });
     });
   }
+  std::uint64_t bytes_moved() const override {
+    if (!sliced_) return CpuCsrSpmmBase<T>::bytes_moved();
+    const Csr<T>& a = this->a_;
+    return sliced_->bytes() + static_cast<std::uint64_t>(a.rows + a.cols) *
+                                  static_cast<std::uint64_t>(this->shape_.k) * sizeof(T);
+  }
   std::string detail() const override {
+    if (sliced_)
+      return std::to_string(sliced_->slice_ptr.size() - 1) + " slices of " + std::to_string(cpu::spmm::kSliceRows) +
+             " rows sorted by length (" + std::to_string(sliced_->long_rows.size()) + " longer rows apart, " +
+             std::to_string(sliced_->padding_percent(this->a_)) + "% padding), " +
+             std::to_string(this->shape_.k * sizeof(T)) + "-byte register tiles";
     return std::to_string(this->cut_.size() - 1) + " row ranges, " + std::to_string(tile_bytes_) +
            "-byte register tiles, " + this->index_detail();
   }
 
  private:
+  // Short rows: the slices (spmm_sliced.hpp), then the long rows row by row, each thread its share of both.
+  void run_sliced(T alpha, const T* x, std::int64_t ldx, T beta, T* y, std::int64_t ldy) {
+    const cpu::spmm::SlicedRows<T>& s = *sliced_;
+    const Csr<T>& a = this->a_;
+    const std::int64_t k = this->shape_.k, row_bytes = k * static_cast<std::int64_t>(sizeof(T));
+    const int parts = static_cast<int>(s.slice_cut.size()) - 1;
+    cpu::with_epilogue(alpha, beta, [&](auto out) {
+#pragma omp parallel num_threads(this->threads_) if (this->threads_ > 1)
+      {
+        const int nt = omp_get_num_threads();
+        for (int part = omp_get_thread_num(); part < parts; part += nt) {
+          cpu::spmm::slices_dispatch(row_bytes, s, s.slice_cut[part], s.slice_cut[part + 1], x, ldx, y, ldy, out);
+          for (std::int64_t q = s.long_cut[part]; q < s.long_cut[part + 1]; ++q) {
+            const std::int64_t i = s.long_rows[q];
+            cpu::spmm::rows_dispatch<false>(tile_bytes_, a.row_ptr.data(), a.col_idx.data(), a.values.data(), i,
+                                            i + 1, x, ldx, y, ldy, k, out);
+          }
+        }
+      }
+    });
+  }
+
   int tile_bytes_;
+  std::unique_ptr<cpu::spmm::SlicedRows<T>> sliced_;
 };
 
 // ---------------------------------------------------------------------------------------------
