@@ -1,5 +1,5 @@
-// The row-major CPU SpMM's slices of short rows (src/spmm/cpu/spmm_sliced.hpp): several sort windows,
-// rows left out of the slices for their length (and a thread's share of them), empty rows, a row count
+// The CPU SpMM's slices of short rows (src/spmm/cpu/spmm_sliced.hpp), row-major and column-major (over
+// its panel of X): several sort windows, rows left out of the slices for their length (and a thread's share of them), empty rows, a row count
 // not a multiple of the slice height, 1 to 3 threads, at each tile width a slice holds (16, 32, 64 bytes),
 // against the serial double reference with alpha/beta and padded leading dimensions.
 #include <gtest/gtest.h>
@@ -17,18 +17,21 @@ namespace {
 template <class T>
 void check_sliced(const Csr<double>& ad, std::int64_t k, const std::string& name) {
   const Csr<T> a = csr_cast<T>(ad);
-  const SpmmKernelInfo* info = spmm_registry().find("cpu.csr.spmm_rowmajor");
-  ASSERT_NE(info, nullptr);
-  const SpmmShape shape{k, DenseLayout::row_major};
-  for (int threads : {1, 2, 3}) {
-    SCOPED_TRACE(name + ", k " + std::to_string(k) + ", " + std::to_string(threads) + " threads");
-    PlanOptions po;
-    po.threads = threads;
-    auto plan = info->factory<T>()(a, shape, po);
-    EXPECT_NE(plan->detail().find("slices"), std::string::npos) << plan->detail();
-    check_product<T>(*plan, a, shape, T(1), T(0), 0);
-    check_product<T>(*plan, a, shape, T(-0.5), T(0.75), 0);
-    if (::testing::Test::HasFailure()) return;
+  for (DenseLayout layout : {DenseLayout::row_major, DenseLayout::col_major}) {
+    for (int threads : {1, 2, 3}) {
+      const char* kernel = layout == DenseLayout::row_major ? "cpu.csr.spmm_rowmajor" : "cpu.csr.spmm_colmajor";
+      const SpmmKernelInfo* info = spmm_registry().find(kernel);
+      ASSERT_NE(info, nullptr);
+      const SpmmShape shape{k, layout};
+      SCOPED_TRACE(name + ", " + kernel + ", k " + std::to_string(k) + ", " + std::to_string(threads) + " threads");
+      PlanOptions po;
+      po.threads = threads;
+      auto plan = info->factory<T>()(a, shape, po);
+      EXPECT_NE(plan->detail().find("slices"), std::string::npos) << plan->detail();
+      check_product<T>(*plan, a, shape, T(1), T(0), 0);
+      check_product<T>(*plan, a, shape, T(-0.5), T(0.75), 0);
+      if (::testing::Test::HasFailure()) return;
+    }
   }
 }
 

@@ -72,6 +72,38 @@ class CpuCsrSpmmBase : public SpmmPlan<T> {
   }
   std::string index_detail() const { return offsets_.empty() ? "32-bit columns" : "16-bit offsets from the diagonal"; }
 
+  // Short rows as slices (spmm_sliced.hpp) where use_slices says so for k columns; true if taken.
+  bool use_slices_for(std::int64_t k) {
+    if (!cpu::spmm::use_slices<T>(a_, k)) return false;
+    sliced_ = std::make_unique<cpu::spmm::SlicedRows<T>>(cpu::spmm::make_sliced_rows(a_, threads_));
+    return true;
+  }
+  // Part `part` of the sliced rows (its slices, then its long rows through tiles of tile_bytes): the
+  // share of one thread. x row-major with ldx (or a row-major panel); Y column-major when ColOut.
+  template <bool ColOut, class Out>
+  void run_sliced_part(int part, int tile_bytes, const T* x, std::int64_t ldx, T* y, std::int64_t ldy,
+                       Out out) const {
+    const cpu::spmm::SlicedRows<T>& s = *sliced_;
+    const std::int64_t k = shape_.k;
+    cpu::spmm::slices_dispatch<ColOut>(k * static_cast<std::int64_t>(sizeof(T)), s, s.slice_cut[part],
+                                       s.slice_cut[part + 1], x, ldx, y, ldy, out);
+    for (std::int64_t q = s.long_cut[part]; q < s.long_cut[part + 1]; ++q) {
+      const std::int64_t i = s.long_rows[q];
+      cpu::spmm::rows_dispatch<ColOut>(tile_bytes, a_.row_ptr.data(), a_.col_idx.data(), a_.values.data(), i, i + 1,
+                                       x, ldx, y, ldy, k, out);
+    }
+  }
+  int sliced_parts() const { return static_cast<int>(sliced_->slice_cut.size()) - 1; }
+  std::uint64_t sliced_bytes() const {
+    return sliced_->bytes() + static_cast<std::uint64_t>(a_.rows + a_.cols) * static_cast<std::uint64_t>(shape_.k) *
+                                  sizeof(T);
+  }
+  std::string sliced_detail() const {
+    return std::to_string(sliced_->slice_ptr.size() - 1) + " slices of " + std::to_string(cpu::spmm::kSliceRows) +
+           " rows sorted by length (" + std::to_string(sliced_->long_rows.size()) + " longer rows apart, " +
+           std::to_string(sliced_->padding_percent(a_)) + "% padding)";
+  }
+
   template <class Body>
   void for_row_ranges(Body&& body) const {
     const int ranges = static_cast<int>(cut_.size()) - 1;
@@ -91,6 +123,7 @@ class CpuCsrSpmmBase : public SpmmPlan<T> {
   int threads_;
   std::vector<std::int64_t> cut_;
   std::vector<cpu::spmm::DiagOffset> offsets_;
+  std::unique_ptr<cpu::spmm::SlicedRows<T>> sliced_;  // null: rows one by one
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -124,11 +157,7 @@ class CsrSpmmRowMajor final : public CpuCsrSpmmBase<T> {
   CsrSpmmRowMajor(const Csr<T>& a, const SpmmShape& s, const PlanOptions& o)
       : CpuCsrSpmmBase<T>(a, s, o, cpu::plan_threads(o.threads), "cpu.csr.spmm_rowmajor", true, false),
         tile_bytes_(cpu::spmm::main_tile_bytes<T>(s.k)) {
-    if (cpu::spmm::use_slices<T>(a, s.k)) {
-      sliced_ = std::make_unique<cpu::spmm::SlicedRows<T>>(cpu::spmm::make_sliced_rows(a, this->threads_));
-      return;
-    }
-    if (s.k > 1) this->use_diagonal_offsets();
+    if (!this->use_slices_for(s.k) && s.k > 1) this->use_diagonal_offsets();
   }
   void run(T alpha, const T* x, std::int64_t ldx, T beta, T* y, std::int64_t ldy, Stream) override {
     const Csr<T>& a = this->a_;
@@ -137,7 +166,15 @@ class CsrSpmmRowMajor final : public CpuCsrSpmmBase<T> {
     const std::int32_t* col = a.col_idx.data();
     const T* val = a.values.data();
     const std::int64_t k = this->shape_.k;
-    if (sliced_) return run_sliced(alpha, x, ldx, beta, y, ldy);
+    if (this->sliced_) {
+      cpu::with_epilogue(alpha, beta, [&](auto out) {
+        const int parts = this->sliced_parts();
+#pragma omp parallel for schedule(static, 1) num_threads(this->threads_) if (this->threads_ > 1)
+        for (int part = 0; part < parts; ++part)
+          this->template run_sliced_part<false>(part, tile_bytes_, x, ldx, y, ldy, out);
+      });
+      return;
+    }
     cpu::with_epilogue(alpha, beta, [&](auto out) {
       this->for_row_ranges([&](std::int64_t r0, std::int64_t r1) {
         if (k == 1 && ldx == 1) {  // one contiguous vector: the SpMV row dot product (gather over the row)
@@ -151,46 +188,17 @@ class CsrSpmmRowMajor final : public CpuCsrSpmmBase<T> {
     });
   }
   std::uint64_t bytes_moved() const override {
-    if (!sliced_) return CpuCsrSpmmBase<T>::bytes_moved();
-    const Csr<T>& a = this->a_;
-    return sliced_->bytes() + static_cast<std::uint64_t>(a.rows + a.cols) *
-                                  static_cast<std::uint64_t>(this->shape_.k) * sizeof(T);
+    return this->sliced_ ? this->sliced_bytes() : CpuCsrSpmmBase<T>::bytes_moved();
   }
   std::string detail() const override {
-    if (sliced_)
-      return std::to_string(sliced_->slice_ptr.size() - 1) + " slices of " + std::to_string(cpu::spmm::kSliceRows) +
-             " rows sorted by length (" + std::to_string(sliced_->long_rows.size()) + " longer rows apart, " +
-             std::to_string(sliced_->padding_percent(this->a_)) + "% padding), " +
-             std::to_string(this->shape_.k * sizeof(T)) + "-byte register tiles";
+    if (this->sliced_)
+      return this->sliced_detail() + ", " + std::to_string(this->shape_.k * sizeof(T)) + "-byte register tiles";
     return std::to_string(this->cut_.size() - 1) + " row ranges, " + std::to_string(tile_bytes_) +
            "-byte register tiles, " + this->index_detail();
   }
 
  private:
-  // Short rows: the slices (spmm_sliced.hpp), then the long rows row by row, each thread its share of both.
-  void run_sliced(T alpha, const T* x, std::int64_t ldx, T beta, T* y, std::int64_t ldy) {
-    const cpu::spmm::SlicedRows<T>& s = *sliced_;
-    const Csr<T>& a = this->a_;
-    const std::int64_t k = this->shape_.k, row_bytes = k * static_cast<std::int64_t>(sizeof(T));
-    const int parts = static_cast<int>(s.slice_cut.size()) - 1;
-    cpu::with_epilogue(alpha, beta, [&](auto out) {
-#pragma omp parallel num_threads(this->threads_) if (this->threads_ > 1)
-      {
-        const int nt = omp_get_num_threads();
-        for (int part = omp_get_thread_num(); part < parts; part += nt) {
-          cpu::spmm::slices_dispatch(row_bytes, s, s.slice_cut[part], s.slice_cut[part + 1], x, ldx, y, ldy, out);
-          for (std::int64_t q = s.long_cut[part]; q < s.long_cut[part + 1]; ++q) {
-            const std::int64_t i = s.long_rows[q];
-            cpu::spmm::rows_dispatch<false>(tile_bytes_, a.row_ptr.data(), a.col_idx.data(), a.values.data(), i,
-                                            i + 1, x, ldx, y, ldy, k, out);
-          }
-        }
-      }
-    });
-  }
-
   int tile_bytes_;
-  std::unique_ptr<cpu::spmm::SlicedRows<T>> sliced_;
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -202,7 +210,7 @@ class CsrSpmmColMajor final : public CpuCsrSpmmBase<T> {
         panel_cols_(std::min<std::int64_t>(s.k, tuning::kSpmmCpuColPanelBytes / static_cast<int>(sizeof(T)))) {
     if (s.k == 1) return;
     panel_ = cpu::FirstTouchArray<T>(static_cast<std::size_t>(a.cols * panel_cols_));
-    this->use_diagonal_offsets();
+    if (!this->use_slices_for(s.k)) this->use_diagonal_offsets();  // slices: k within one panel
   }
   void run(T alpha, const T* x, std::int64_t ldx, T beta, T* y, std::int64_t ldy, Stream) override {
     const Csr<T>& a = this->a_;
@@ -238,6 +246,11 @@ class CsrSpmmColMajor final : public CpuCsrSpmmBase<T> {
                                          std::min(L, g - c));
           }  // (implied barrier: the panel is complete)
           const int tb = cpu::spmm::main_tile_bytes<T>(g);
+          if (this->sliced_) {
+            for (int part = me; part < this->sliced_parts(); part += nt)
+              this->template run_sliced_part<true>(part, tb, panel, g, y + c0 * ldy, ldy, out);
+            continue;  // k is one panel: no next panel to wait for
+          }
           this->with_indices([&](const auto* idx) {
             for (int r = me; r < ranges; r += nt)
               cpu::spmm::rows_dispatch<true>(tb, ptr, idx, val, cut[r], cut[r + 1], panel, g, y + c0 * ldy, ldy, g, out);
@@ -247,7 +260,11 @@ class CsrSpmmColMajor final : public CpuCsrSpmmBase<T> {
       }
     });
   }
+  std::uint64_t bytes_moved() const override {
+    return this->sliced_ ? this->sliced_bytes() : CpuCsrSpmmBase<T>::bytes_moved();
+  }
   std::string detail() const override {
+    if (this->sliced_) return this->sliced_detail() + ", X copied into a row-major panel";
     return std::to_string(this->cut_.size() - 1) + " row ranges, X copied into row-major panels of " +
            std::to_string(panel_cols_) + " columns, " + this->index_detail();
   }

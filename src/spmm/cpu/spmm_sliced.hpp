@@ -119,8 +119,10 @@ SlicedRows<T> make_sliced_rows(const Csr<T>& a, int threads) {
 }
 
 // Y's rows of slices [s0, s1): one vector of TB bytes per row (k * sizeof(T) == TB), kSliceRows rows at
-// a time.
-template <int TB, class T, class Out>
+// a time. X row-major (or a row-major panel of column-major X); Y row-major, or column-major (ColOut:
+// Y(i, c) = y[c * ldy + i], k entries of a row written one by one; the rows of a slice are neighbours,
+// so the lines they write are reused).
+template <int TB, bool ColOut, class T, class Out>
 void run_slices(const SlicedRows<T>& s, std::int64_t s0, std::int64_t s1, const T* __restrict x, std::int64_t ldx,
                 T* y, std::int64_t ldy, Out out) {
   using V = typename VecOf<T, TB>::type;
@@ -138,7 +140,12 @@ void run_slices(const SlicedRows<T>& s, std::int64_t s0, std::int64_t s1, const 
     const std::int32_t* rows = s.row.data() + sl * kSliceRows;
     for (int r = 0; r < kSliceRows; ++r) {
       if (rows[r] < 0) break;  // only the last slice has empty slots, at its end
-      out.write_vec(y + static_cast<std::int64_t>(rows[r]) * ldy, acc[r]);
+      if constexpr (ColOut) {
+        constexpr int L = TB / static_cast<int>(sizeof(T));
+        for (int c = 0; c < L; ++c) out.write(y[c * ldy + rows[r]], acc[r][c]);
+      } else {
+        out.write_vec(y + static_cast<std::int64_t>(rows[r]) * ldy, acc[r]);
+      }
     }
   }
 }
@@ -156,13 +163,13 @@ bool use_slices(const Csr<T>& a, std::int64_t k) {
   return (row_bytes == 32 || row_bytes == 64) && mean_row <= kSliceMaxMeanRow;
 }
 
-template <class T, class Out>
+template <bool ColOut, class T, class Out>
 void slices_dispatch(std::int64_t row_bytes, const SlicedRows<T>& s, std::int64_t s0, std::int64_t s1, const T* x,
                      std::int64_t ldx, T* y, std::int64_t ldy, Out out) {
   switch (row_bytes) {
-    case 16: return run_slices<16>(s, s0, s1, x, ldx, y, ldy, out);
-    case 32: return run_slices<32>(s, s0, s1, x, ldx, y, ldy, out);
-    default: return run_slices<64>(s, s0, s1, x, ldx, y, ldy, out);
+    case 16: return run_slices<16, ColOut>(s, s0, s1, x, ldx, y, ldy, out);
+    case 32: return run_slices<32, ColOut>(s, s0, s1, x, ldx, y, ldy, out);
+    default: return run_slices<64, ColOut>(s, s0, s1, x, ldx, y, ldy, out);
   }
 }
 
