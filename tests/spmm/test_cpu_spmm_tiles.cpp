@@ -65,10 +65,9 @@ TEST(CpuSpmmTiles, DiagonalOffsetsAtTheirLimit) {
     check_all<float>(*m, {3, 16}, "banded " + std::to_string(m->rows) + " x " + std::to_string(m->cols));
   }
   // The offsets are taken where they fit and not where they don't (the plan says which in its detail).
-  // k = 16 doubles: row tiles (at k = 4 these short rows run as slices, which keep 32-bit columns).
   const SpmmKernelInfo* row = spmm_registry().find("cpu.csr.spmm_rowmajor");
   ASSERT_NE(row, nullptr);
-  const SpmmShape shape{16, DenseLayout::row_major};
+  const SpmmShape shape{4, DenseLayout::row_major};
   EXPECT_NE(row->factory<double>()(fits, shape, PlanOptions{})->detail().find("16-bit"), std::string::npos);
   EXPECT_EQ(row->factory<double>()(too_far, shape, PlanOptions{})->detail().find("16-bit"), std::string::npos);
   EXPECT_EQ(row->factory<double>()(too_far_below, shape, PlanOptions{})->detail().find("16-bit"), std::string::npos);

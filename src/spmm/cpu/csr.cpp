@@ -74,7 +74,7 @@ class CpuCsrSpmmBase : public SpmmPlan<T> {
 
   // Short rows as slices (spmm_sliced.hpp) where use_slices says so for k columns; true if taken.
   bool use_slices_for(std::int64_t k) {
-    if (!cpu::spmm::use_slices<T>(a_, k)) return false;
+    if (!cpu::spmm::use_slices<T>(a_, k, shape_.layout == DenseLayout::col_major)) return false;
     sliced_ = std::make_unique<cpu::spmm::SlicedRows<T>>(cpu::spmm::make_sliced_rows(a_, threads_));
     return true;
   }

@@ -29,8 +29,8 @@ inline constexpr int kSliceRows = 8;
 // of one window still span at most 4096 * 64 bytes, in L2.
 inline constexpr std::int64_t kSliceSortWindow = 4096;
 inline constexpr std::int64_t kSliceMaxRow = 128;
-// Slices at 32- and 64-byte tiles only where rows are this short on average: on FEM and stencil rows
-// (26-42 non-zeros) the row tiles, with their 16-bit diagonal offsets, were as fast or faster there.
+// Column-major slices at 32- and 64-byte tiles only where rows are this short on average: on FEM and
+// stencil rows (26-42 non-zeros) the row tiles, with their 16-bit diagonal offsets, were as fast there.
 inline constexpr double kSliceMaxMeanRow = 16;
 
 template <class T>
@@ -150,17 +150,19 @@ void run_slices(const SlicedRows<T>& s, std::int64_t s0, std::int64_t s1, const 
   }
 }
 
-// Whether the row-major plan for k columns runs slices. A slice holds one vector per row (k * sizeof(T) of
-// 16, 32 or 64 bytes; two vectors, 128 bytes, were slower than the row tiles at fp64 k = 16). At 16 bytes
-// (k = 4 floats: one 128-bit FMA per non-zero, the row's own loop costs as much) slices won on every
-// family; at 32 and 64 bytes on short rows only (measured in docs/perf/spmm-cpu.md).
+// Whether the plan for k columns runs slices. A slice holds one vector per row (k * sizeof(T) of 16, 32 or
+// 64 bytes). At 16 bytes (k = 4 floats, 2 doubles: one 128-bit FMA per non-zero, so a row's own loop
+// costs as much as its products) slices beat the row tiles on every family in both layouts. At 32 and 64
+// bytes they won only in column-major (whose row tiles go through a block buffer) and only on short rows;
+// row-major, they were 10-20% slower on power-law and no faster on road and random (5 interleaved
+// rounds, docs/perf/spmm-cpu.md).
 template <class T>
-bool use_slices(const Csr<T>& a, std::int64_t k) {
+bool use_slices(const Csr<T>& a, std::int64_t k, bool column_major) {
   const std::int64_t row_bytes = k * static_cast<std::int64_t>(sizeof(T));
   if (a.rows == 0 || a.rows >= std::numeric_limits<std::int32_t>::max()) return false;
   if (row_bytes == 16) return true;
   const double mean_row = static_cast<double>(a.nnz()) / static_cast<double>(a.rows);
-  return (row_bytes == 32 || row_bytes == 64) && mean_row <= kSliceMaxMeanRow;
+  return column_major && (row_bytes == 32 || row_bytes == 64) && mean_row <= kSliceMaxMeanRow;
 }
 
 template <bool ColOut, class T, class Out>
