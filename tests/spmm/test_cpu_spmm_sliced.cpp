@@ -47,6 +47,16 @@ TEST(CpuSpmmSliced, ShortRowsWithLongOnesAndEmptyOnes) {
   for (std::int64_t k : {2, 4, 8}) check_sliced<double>(a, k, "random rows, doubles");
 }
 
+TEST(CpuSpmmSliced, ManyWindowsSplitBetweenThreadsByWindow) {
+  // 9 sort windows and a few rows: the threads take whole windows (at least 4 per thread).
+  const std::int64_t rows = 9 * 4096 + 5;
+  std::vector<std::int64_t> lengths(rows);
+  for (std::int64_t i = 0; i < rows; ++i) lengths[i] = i % 4099 == 7 ? 200 : (i * 3) % 7;
+  const Csr<double> a = random_rows(rows, 5003, lengths, 35);
+  check_sliced<float>(a, 4, "9 windows, floats");
+  check_sliced<double>(a, 2, "9 windows, doubles");
+}
+
 TEST(CpuSpmmSliced, FewerRowsThanOneSlice) {
   const Csr<double> a = random_rows(5, 301, {3, 0, 1, 200, 2}, 7);
   check_sliced<float>(a, 4, "5 rows, floats");

@@ -71,8 +71,10 @@ template <class T>
 SlicedRows<T> make_sliced_rows(const Csr<T>& a, int threads) {
   SlicedRows<T> s;
   const auto len = [&](std::int64_t i) { return a.row_ptr[i + 1] - a.row_ptr[i]; };
+  // Slots in slice order: each window's short rows, longest first, then empty slots (-1) up to a whole
+  // slice, so that no slice holds rows of two windows.
   std::vector<std::int32_t> order;
-  std::vector<std::int64_t> long_prefix{0};
+  std::vector<std::int64_t> long_prefix{0}, window_first_slice{0};
   for (std::int64_t w0 = 0; w0 < a.rows; w0 += kSliceSortWindow) {
     const std::int64_t w1 = std::min(a.rows, w0 + kSliceSortWindow);
     const std::size_t first = order.size();
@@ -86,13 +88,14 @@ SlicedRows<T> make_sliced_rows(const Csr<T>& a, int threads) {
     }
     std::stable_sort(order.begin() + static_cast<std::ptrdiff_t>(first), order.end(),
                      [&](std::int32_t x, std::int32_t y) { return len(x) > len(y); });
+    while (order.size() % kSliceRows != 0) order.push_back(-1);
+    window_first_slice.push_back(static_cast<std::int64_t>(order.size()) / kSliceRows);
   }
-  const std::int64_t slices = (static_cast<std::int64_t>(order.size()) + kSliceRows - 1) / kSliceRows;
+  const std::int64_t slices = static_cast<std::int64_t>(order.size()) / kSliceRows;
   for (std::int64_t sl = 0; sl < slices; ++sl) {
-    const std::int64_t r0 = sl * kSliceRows;
     std::int64_t width = 0;
-    for (std::int64_t r = r0; r < std::min<std::int64_t>(r0 + kSliceRows, order.size()); ++r)
-      width = std::max(width, len(order[r]));
+    for (std::int64_t r = sl * kSliceRows; r < (sl + 1) * kSliceRows; ++r)
+      if (order[r] >= 0) width = std::max(width, len(order[r]));
     s.slice_ptr.push_back(s.slice_ptr.back() + width * kSliceRows);
   }
   s.row.assign(static_cast<std::size_t>(slices * kSliceRows), -1);
@@ -102,7 +105,7 @@ SlicedRows<T> make_sliced_rows(const Csr<T>& a, int threads) {
     const std::int64_t width = (s.slice_ptr[sl + 1] - s.slice_ptr[sl]) / kSliceRows;
     for (int r = 0; r < kSliceRows; ++r) {
       const std::int64_t slot = sl * kSliceRows + r;
-      if (slot >= static_cast<std::int64_t>(order.size())) break;
+      if (order[slot] < 0) break;  // a window's last slice: empty slots at its end
       const std::int64_t i = order[slot], b = a.row_ptr[i], n = len(i);
       s.row[slot] = static_cast<std::int32_t>(i);
       for (std::int64_t q = 0; q < width; ++q) {
@@ -113,7 +116,17 @@ SlicedRows<T> make_sliced_rows(const Csr<T>& a, int threads) {
       }
     }
   }
-  s.slice_cut = balanced_cut(s.slice_ptr, threads);
+  // Threads take whole windows where there are enough of them, so that no line of Y has rows of two
+  // threads; else whole slices.
+  const std::int64_t windows = static_cast<std::int64_t>(window_first_slice.size()) - 1;
+  if (windows >= 4 * static_cast<std::int64_t>(threads)) {
+    std::vector<std::int64_t> window_prefix;
+    for (std::int64_t w : window_first_slice) window_prefix.push_back(s.slice_ptr[w]);
+    for (std::int64_t w : balanced_cut(window_prefix, threads)) s.slice_cut.push_back(window_first_slice[w]);
+    s.slice_cut.erase(s.slice_cut.begin());  // the {0} it starts with
+  } else {
+    s.slice_cut = balanced_cut(s.slice_ptr, threads);
+  }
   s.long_cut = balanced_cut(long_prefix, threads);
   return s;
 }
@@ -139,7 +152,7 @@ void run_slices(const SlicedRows<T>& s, std::int64_t s0, std::int64_t s1, const 
       }
     const std::int32_t* rows = s.row.data() + sl * kSliceRows;
     for (int r = 0; r < kSliceRows; ++r) {
-      if (rows[r] < 0) break;  // only the last slice has empty slots, at its end
+      if (rows[r] < 0) break;  // empty slots only at the end of a window's last slice
       if constexpr (ColOut) {
         constexpr int L = TB / static_cast<int>(sizeof(T));
         for (int c = 0; c < L; ++c) out.write(y[c * ldy + rows[r]], acc[r][c]);
