@@ -61,7 +61,7 @@ struct Plan<T>::Impl {
   std::unique_ptr<plan_detail::BlockApply<T>> block;  // blocks of k >= 2 vectors, through an SpMM kernel
   std::vector<T> column_x, column_y;  // blocks of one strided vector on host pointers, contiguous
 #ifdef SPKIT_HAVE_CUDA
-  // Host-pointer applies and block applies: x and y on the device (made on first need), each of
+  // Host-pointer applies and one-vector block applies: x and y on the device (made on first need), each of
   // max(rows, cols) elements so transposed products use them too.
   plan_device::DeviceArray dx, dy;
 

@@ -6,18 +6,20 @@
 //   cpu.csr.spmm_colmajor  column-major X and Y: X's columns copied into a row-major panel (up to
 //                          tuning::kSpmmCpuColPanelBytes per row), then the same register tiles over it,
 //                          A read once per panel, Y's tile written column by column.
+// Both run short rows as slices of 8 rows sorted by length (spmm_sliced.hpp, SELL-C-sigma) where
+// cpu::spmm::use_slices says so (k = 4 floats or 2 doubles; column-major also 32/64-byte rows of short rows).
 // Each writes Y's entries where it finishes them (cpu::with_epilogue: beta == 0 never reads Y).
 #include <omp.h>
 
 #include <algorithm>
 #include <cstdint>
 #include <limits>
+#include <memory>
 #include <string>
 
 #include "kernels/cpu/cpu_common.hpp"
 #include "spmm/cpu/spmm_sliced.hpp"
 #include "spmm/cpu/spmm_tiles.hpp"
-#include <memory>
 #include "spkit/error.hpp"
 #include "spkit/spmm.hpp"
 #include "tuning.hpp"
@@ -47,6 +49,9 @@ class CpuCsrSpmmBase : public SpmmPlan<T> {
   }
   Backend backend() const final { return Backend::cpu; }
   std::uint64_t bytes_moved() const override {
+    if (sliced_)
+      return sliced_->bytes() + static_cast<std::uint64_t>(a_.rows + a_.cols) * static_cast<std::uint64_t>(shape_.k) *
+                                    sizeof(T);
     const std::uint64_t saved = offsets_.empty() ? 0 : static_cast<std::uint64_t>(a_.nnz()) * 2;
     return csr_spmm_bytes(a_, shape_.k) - saved;
   }
@@ -94,10 +99,6 @@ class CpuCsrSpmmBase : public SpmmPlan<T> {
     }
   }
   int sliced_parts() const { return static_cast<int>(sliced_->slice_cut.size()) - 1; }
-  std::uint64_t sliced_bytes() const {
-    return sliced_->bytes() + static_cast<std::uint64_t>(a_.rows + a_.cols) * static_cast<std::uint64_t>(shape_.k) *
-                                  sizeof(T);
-  }
   std::string sliced_detail() const {
     return std::to_string(sliced_->slice_ptr.size() - 1) + " slices of " + std::to_string(cpu::spmm::kSliceRows) +
            " rows sorted by length (" + std::to_string(sliced_->long_rows.size()) + " longer rows apart, " +
@@ -187,9 +188,6 @@ class CsrSpmmRowMajor final : public CpuCsrSpmmBase<T> {
       });
     });
   }
-  std::uint64_t bytes_moved() const override {
-    return this->sliced_ ? this->sliced_bytes() : CpuCsrSpmmBase<T>::bytes_moved();
-  }
   std::string detail() const override {
     if (this->sliced_)
       return this->sliced_detail() + ", " + std::to_string(this->shape_.k * sizeof(T)) + "-byte register tiles";
@@ -260,9 +258,6 @@ class CsrSpmmColMajor final : public CpuCsrSpmmBase<T> {
       }
     });
   }
-  std::uint64_t bytes_moved() const override {
-    return this->sliced_ ? this->sliced_bytes() : CpuCsrSpmmBase<T>::bytes_moved();
-  }
   std::string detail() const override {
     if (this->sliced_) return this->sliced_detail() + ", X copied into a row-major panel";
     return std::to_string(this->cut_.size() - 1) + " row ranges, X copied into row-major panels of " +
@@ -290,7 +285,7 @@ void register_cpu_csr_spmm(SpmmRegistry& reg) {
     k.col_major = false;
     k.description = "CSR SpMM, row-major X/Y: each a_ij scales row j of X into a register tile of Y's row "
                     "sized to k (16-512 bytes, int16 diagonal offsets where they fit), OpenMP over nnz-balanced "
-                    "row ranges";
+                    "row ranges; 16-byte rows as slices of 8 rows sorted by length (Kreutzer et al.'s SELL-C-sigma)";
     add_spmm_kernel<CsrSpmmRowMajor>(reg, std::move(k));
   }
   {
@@ -300,7 +295,7 @@ void register_cpu_csr_spmm(SpmmRegistry& reg) {
     k.row_major = false;
     k.description = "CSR SpMM, column-major X/Y: X copied into row-major panels (block transposes), the "
                     "row-major register tiles over them, Y written back by blocks, OpenMP over nnz-balanced row "
-                    "ranges";
+                    "ranges; short rows as slices of 8 rows sorted by length (Kreutzer et al.'s SELL-C-sigma)";
     add_spmm_kernel<CsrSpmmColMajor>(reg, std::move(k));
   }
 }
