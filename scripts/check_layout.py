@@ -24,7 +24,7 @@ ALLOWED = {
     "reorder": {"formats"},
     "kernels": {"formats", "stats", "device"},
     "select": {"kernels", "spgemm", "formats", "stats", "device"},
-    "plan": {"select", "kernels", "reorder", "formats", "stats", "device"},
+    "plan": {"select", "kernels", "spmm", "reorder", "formats", "stats", "device"},  # spmm: the block apply
     "spgemm": {"kernels", "formats", "stats", "device"},
     "spmm": {"kernels", "formats", "stats", "device"},
     "harness": {"plan", "select", "kernels", "spgemm", "spmm", "reorder", "formats", "io", "gen", "stats", "validate",

@@ -80,9 +80,11 @@ class Plan {
 
   // Y = alpha*A*X + beta*Y on a block of k vectors, row-major: X(j, c) = x[j * ldx + c] (cols() rows),
   // Y(i, c) = y[i * ldy + c] (rows() rows), ldx, ldy >= k; entries between k and ld are not touched.
-  // Runs k products of the plan's kernel, one per column gathered into a contiguous vector (the plan keeps
-  // no copy of A for an SpMM kernel, and its kernel was chosen for this matrix), so its cost is k applies
-  // plus a strided gather and scatter. Pointers and stream as for apply.
+  // k >= 2: one product of the SpMM kernel `auto` picks for the plan's backend (spkit/spmm.hpp), A read
+  // once for all k columns, planned on the first block of each k (the two most recent kept); the plan
+  // keeps a copy of A for it. It runs on A as given, so a renumbered plan needs no gather or scatter here.
+  // k = 1: the plan's own kernel (through a contiguous copy of a strided column). Pointers and stream as
+  // for apply.
   void apply(const T* x, std::int64_t ldx, T* y, std::int64_t ldy, std::int64_t k, T alpha = T(1),
              T beta = T(0), Stream stream = {});
 

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "spkit/config.hpp"
+#include "plan/block_apply.hpp"
 #include "plan/permuted_spmv.hpp"
 #include "plan/transpose_plan.hpp"
 #include "spkit/error.hpp"
@@ -61,9 +62,10 @@ struct Plan<T>::Impl {
   std::unique_ptr<SpmvPlan<T>> transposed;  // y = alpha A^T x + beta y; null when none are expected
   plan_detail::TransposeMode transpose_mode = plan_detail::TransposeMode::none;
   double plan_ms = 0;
-  std::vector<T> column_x, column_y;  // block applies on host pointers: one column, contiguous
+  std::unique_ptr<plan_detail::BlockApply<T>> block;  // blocks of k >= 2 vectors, through an SpMM kernel
+  std::vector<T> column_x, column_y;  // blocks of one strided vector on host pointers, contiguous
 #ifdef SPKIT_HAVE_CUDA
-  // Host-pointer applies and block applies: x and y on the device (made on first need), each of
+  // Host-pointer applies and one-vector block applies: x and y on the device (made on first need), each of
   // max(rows, cols) elements so transposed products use them too.
   plan_device::DeviceArray dx, dy;
 
@@ -122,6 +124,7 @@ Plan<T>::Plan(const Csr<T>& a, const PlanSettings& settings) : impl_(std::make_u
   p.renumbered = plan_detail::as_renumbered(*p.spmv);
   if (p.renumbered) p.numbering.assign(p.renumbered->old_of_new().begin(), p.renumbered->old_of_new().end());
   p.transposed = plan_detail::make_transpose_plan(a, settings, p.selection, p.transpose_mode);
+  p.block = std::make_unique<plan_detail::BlockApply<T>>(a, settings.backend, threads, settings.device);
   p.plan_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
 }
 
@@ -281,30 +284,33 @@ void Plan<T>::apply(const T* x, std::int64_t ldx, T* y, std::int64_t ldy, std::i
                 std::to_string(ldx) + ", ldy " + std::to_string(ldy) + ")");
   if (k == 0 || p.rows == 0) return;
   if ((p.cols > 0 && !x) || !y) throw Error("Plan::apply: null X or Y");
+  bool device_pointers = false;
 #ifdef SPKIT_HAVE_CUDA
-  if (p.backend == Backend::cuda && p.on_device(x, y, p.cols, p.rows, "Plan::apply")) {
-    // Each column gathered on the device by a strided copy, run, and copied back into Y.
+  if (p.backend == Backend::cuda) device_pointers = p.on_device(x, y, p.cols, p.rows, "Plan::apply");
+#endif
+  // k >= 2: one SpMM product (block_apply.hpp). k = 1: the plan's own SpMV kernel, chosen for this
+  // matrix (renumbering included), on the column gathered into a contiguous vector when it is strided.
+  if (k > 1) return p.block->run(x, ldx, y, ldy, k, alpha, beta, stream, device_pointers);
+  if (ldx == 1 && ldy == 1) return p.run(false, x, y, alpha, beta, stream);
+#ifdef SPKIT_HAVE_CUDA
+  if (device_pointers) {  // the column gathered on the device by a strided copy, run, copied back into Y
     p.make_device_buffers();
     T* dx = p.dx.template as<T>();
     T* dy = p.dy.template as<T>();
-    for (std::int64_t c = 0; c < k; ++c) {
-      plan_device::copy_strided(dx, 1, x + c, ldx, sizeof(T), p.cols, stream);
-      if (beta != T(0)) plan_device::copy_strided(dy, 1, y + c, ldy, sizeof(T), p.rows, stream);
-      p.spmv->run(alpha, dx, beta, dy, stream);
-      plan_device::copy_strided(y + c, ldy, dy, 1, sizeof(T), p.rows, stream);
-    }
+    plan_device::copy_strided(dx, 1, x, ldx, sizeof(T), p.cols, stream);
+    if (beta != T(0)) plan_device::copy_strided(dy, 1, y, ldy, sizeof(T), p.rows, stream);
+    p.spmv->run(alpha, dx, beta, dy, stream);
+    plan_device::copy_strided(y, ldy, dy, 1, sizeof(T), p.rows, stream);
     return;
   }
 #endif
   p.column_x.resize(static_cast<std::size_t>(p.cols));
   p.column_y.resize(static_cast<std::size_t>(p.rows));
-  for (std::int64_t c = 0; c < k; ++c) {
-    for (std::int64_t j = 0; j < p.cols; ++j) p.column_x[j] = x[j * ldx + c];
-    if (beta != T(0))
-      for (std::int64_t i = 0; i < p.rows; ++i) p.column_y[i] = y[i * ldy + c];
-    p.run(false, p.column_x.data(), p.column_y.data(), alpha, beta, stream);
-    for (std::int64_t i = 0; i < p.rows; ++i) y[i * ldy + c] = p.column_y[i];
-  }
+  for (std::int64_t j = 0; j < p.cols; ++j) p.column_x[j] = x[j * ldx];
+  if (beta != T(0))
+    for (std::int64_t i = 0; i < p.rows; ++i) p.column_y[i] = y[i * ldy];
+  p.run(false, p.column_x.data(), p.column_y.data(), alpha, beta, stream);
+  for (std::int64_t i = 0; i < p.rows; ++i) y[i * ldy] = p.column_y[i];
 }
 
 template <class T>

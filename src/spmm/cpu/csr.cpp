@@ -6,15 +6,19 @@
 //   cpu.csr.spmm_colmajor  column-major X and Y: X's columns copied into a row-major panel (up to
 //                          tuning::kSpmmCpuColPanelBytes per row), then the same register tiles over it,
 //                          A read once per panel, Y's tile written column by column.
+// Both run short rows as slices of 8 rows sorted by length (spmm_sliced.hpp, SELL-C-sigma) where
+// cpu::spmm::use_slices says so (k = 4 floats or 2 doubles; column-major also 32/64-byte rows of short rows).
 // Each writes Y's entries where it finishes them (cpu::with_epilogue: beta == 0 never reads Y).
 #include <omp.h>
 
 #include <algorithm>
 #include <cstdint>
 #include <limits>
+#include <memory>
 #include <string>
 
 #include "kernels/cpu/cpu_common.hpp"
+#include "spmm/cpu/spmm_sliced.hpp"
 #include "spmm/cpu/spmm_tiles.hpp"
 #include "spkit/error.hpp"
 #include "spkit/spmm.hpp"
@@ -45,6 +49,9 @@ class CpuCsrSpmmBase : public SpmmPlan<T> {
   }
   Backend backend() const final { return Backend::cpu; }
   std::uint64_t bytes_moved() const override {
+    if (sliced_)
+      return sliced_->bytes() + static_cast<std::uint64_t>(a_.rows + a_.cols) * static_cast<std::uint64_t>(shape_.k) *
+                                    sizeof(T);
     const std::uint64_t saved = offsets_.empty() ? 0 : static_cast<std::uint64_t>(a_.nnz()) * 2;
     return csr_spmm_bytes(a_, shape_.k) - saved;
   }
@@ -70,6 +77,34 @@ class CpuCsrSpmmBase : public SpmmPlan<T> {
   }
   std::string index_detail() const { return offsets_.empty() ? "32-bit columns" : "16-bit offsets from the diagonal"; }
 
+  // Short rows as slices (spmm_sliced.hpp) where use_slices says so for k columns; true if taken.
+  bool use_slices_for(std::int64_t k) {
+    if (!cpu::spmm::use_slices<T>(a_, k, shape_.layout == DenseLayout::col_major)) return false;
+    sliced_ = std::make_unique<cpu::spmm::SlicedRows<T>>(cpu::spmm::make_sliced_rows(a_, threads_));
+    return true;
+  }
+  // Part `part` of the sliced rows (its slices, then its long rows through tiles of tile_bytes): the
+  // share of one thread. x row-major with ldx (or a row-major panel); Y column-major when ColOut.
+  template <bool ColOut, class Out>
+  void run_sliced_part(int part, int tile_bytes, const T* x, std::int64_t ldx, T* y, std::int64_t ldy,
+                       Out out) const {
+    const cpu::spmm::SlicedRows<T>& s = *sliced_;
+    const std::int64_t k = shape_.k;
+    cpu::spmm::slices_dispatch<ColOut>(k * static_cast<std::int64_t>(sizeof(T)), s, s.slice_cut[part],
+                                       s.slice_cut[part + 1], x, ldx, y, ldy, out);
+    for (std::int64_t q = s.long_cut[part]; q < s.long_cut[part + 1]; ++q) {
+      const std::int64_t i = s.long_rows[q];
+      cpu::spmm::rows_dispatch<ColOut>(tile_bytes, a_.row_ptr.data(), a_.col_idx.data(), a_.values.data(), i, i + 1,
+                                       x, ldx, y, ldy, k, out);
+    }
+  }
+  int sliced_parts() const { return static_cast<int>(sliced_->slice_cut.size()) - 1; }
+  std::string sliced_detail() const {
+    return std::to_string(sliced_->slice_ptr.size() - 1) + " slices of " + std::to_string(cpu::spmm::kSliceRows) +
+           " rows sorted by length (" + std::to_string(sliced_->long_rows.size()) + " longer rows apart, " +
+           std::to_string(sliced_->padding_percent(a_)) + "% padding)";
+  }
+
   template <class Body>
   void for_row_ranges(Body&& body) const {
     const int ranges = static_cast<int>(cut_.size()) - 1;
@@ -89,6 +124,7 @@ class CpuCsrSpmmBase : public SpmmPlan<T> {
   int threads_;
   std::vector<std::int64_t> cut_;
   std::vector<cpu::spmm::DiagOffset> offsets_;
+  std::unique_ptr<cpu::spmm::SlicedRows<T>> sliced_;  // null: rows one by one
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -122,7 +158,7 @@ class CsrSpmmRowMajor final : public CpuCsrSpmmBase<T> {
   CsrSpmmRowMajor(const Csr<T>& a, const SpmmShape& s, const PlanOptions& o)
       : CpuCsrSpmmBase<T>(a, s, o, cpu::plan_threads(o.threads), "cpu.csr.spmm_rowmajor", true, false),
         tile_bytes_(cpu::spmm::main_tile_bytes<T>(s.k)) {
-    if (s.k > 1) this->use_diagonal_offsets();
+    if (!this->use_slices_for(s.k) && s.k > 1) this->use_diagonal_offsets();
   }
   void run(T alpha, const T* x, std::int64_t ldx, T beta, T* y, std::int64_t ldy, Stream) override {
     const Csr<T>& a = this->a_;
@@ -131,6 +167,15 @@ class CsrSpmmRowMajor final : public CpuCsrSpmmBase<T> {
     const std::int32_t* col = a.col_idx.data();
     const T* val = a.values.data();
     const std::int64_t k = this->shape_.k;
+    if (this->sliced_) {
+      cpu::with_epilogue(alpha, beta, [&](auto out) {
+        const int parts = this->sliced_parts();
+#pragma omp parallel for schedule(static, 1) num_threads(this->threads_) if (this->threads_ > 1)
+        for (int part = 0; part < parts; ++part)
+          this->template run_sliced_part<false>(part, tile_bytes_, x, ldx, y, ldy, out);
+      });
+      return;
+    }
     cpu::with_epilogue(alpha, beta, [&](auto out) {
       this->for_row_ranges([&](std::int64_t r0, std::int64_t r1) {
         if (k == 1 && ldx == 1) {  // one contiguous vector: the SpMV row dot product (gather over the row)
@@ -144,6 +189,8 @@ class CsrSpmmRowMajor final : public CpuCsrSpmmBase<T> {
     });
   }
   std::string detail() const override {
+    if (this->sliced_)
+      return this->sliced_detail() + ", " + std::to_string(this->shape_.k * sizeof(T)) + "-byte register tiles";
     return std::to_string(this->cut_.size() - 1) + " row ranges, " + std::to_string(tile_bytes_) +
            "-byte register tiles, " + this->index_detail();
   }
@@ -161,7 +208,7 @@ class CsrSpmmColMajor final : public CpuCsrSpmmBase<T> {
         panel_cols_(std::min<std::int64_t>(s.k, tuning::kSpmmCpuColPanelBytes / static_cast<int>(sizeof(T)))) {
     if (s.k == 1) return;
     panel_ = cpu::FirstTouchArray<T>(static_cast<std::size_t>(a.cols * panel_cols_));
-    this->use_diagonal_offsets();
+    if (!this->use_slices_for(s.k)) this->use_diagonal_offsets();  // slices: k within one panel
   }
   void run(T alpha, const T* x, std::int64_t ldx, T beta, T* y, std::int64_t ldy, Stream) override {
     const Csr<T>& a = this->a_;
@@ -197,6 +244,11 @@ class CsrSpmmColMajor final : public CpuCsrSpmmBase<T> {
                                          std::min(L, g - c));
           }  // (implied barrier: the panel is complete)
           const int tb = cpu::spmm::main_tile_bytes<T>(g);
+          if (this->sliced_) {
+            for (int part = me; part < this->sliced_parts(); part += nt)
+              this->template run_sliced_part<true>(part, tb, panel, g, y + c0 * ldy, ldy, out);
+            continue;  // k is one panel: no next panel to wait for
+          }
           this->with_indices([&](const auto* idx) {
             for (int r = me; r < ranges; r += nt)
               cpu::spmm::rows_dispatch<true>(tb, ptr, idx, val, cut[r], cut[r + 1], panel, g, y + c0 * ldy, ldy, g, out);
@@ -207,6 +259,7 @@ class CsrSpmmColMajor final : public CpuCsrSpmmBase<T> {
     });
   }
   std::string detail() const override {
+    if (this->sliced_) return this->sliced_detail() + ", X copied into a row-major panel";
     return std::to_string(this->cut_.size() - 1) + " row ranges, X copied into row-major panels of " +
            std::to_string(panel_cols_) + " columns, " + this->index_detail();
   }
@@ -232,7 +285,7 @@ void register_cpu_csr_spmm(SpmmRegistry& reg) {
     k.col_major = false;
     k.description = "CSR SpMM, row-major X/Y: each a_ij scales row j of X into a register tile of Y's row "
                     "sized to k (16-512 bytes, int16 diagonal offsets where they fit), OpenMP over nnz-balanced "
-                    "row ranges";
+                    "row ranges; 16-byte rows as slices of 8 rows sorted by length (Kreutzer et al.'s SELL-C-sigma)";
     add_spmm_kernel<CsrSpmmRowMajor>(reg, std::move(k));
   }
   {
@@ -242,7 +295,7 @@ void register_cpu_csr_spmm(SpmmRegistry& reg) {
     k.row_major = false;
     k.description = "CSR SpMM, column-major X/Y: X copied into row-major panels (block transposes), the "
                     "row-major register tiles over them, Y written back by blocks, OpenMP over nnz-balanced row "
-                    "ranges";
+                    "ranges; short rows as slices of 8 rows sorted by length (Kreutzer et al.'s SELL-C-sigma)";
     add_spmm_kernel<CsrSpmmColMajor>(reg, std::move(k));
   }
 }

@@ -1,0 +1,111 @@
+// The block apply of a Plan through an SpMM kernel (src/plan/block_apply.hpp).
+#include "plan/block_apply.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <utility>
+
+#include "spkit/error.hpp"
+#include "spkit/stats.hpp"
+
+namespace spkit::plan_detail {
+
+template <class T>
+BlockApply<T>::BlockApply(const Csr<T>& a, Backend backend, int threads, int device) : a_(a), backend_(backend) {
+  options_.threads = threads;
+  options_.device = device;
+}
+
+template <class T>
+const std::string& BlockApply<T>::kernel() const {
+  static const std::string none;
+  return kept_.empty() ? none : kept_.front().kernel;
+}
+
+template <class T>
+typename BlockApply<T>::Kept& BlockApply<T>::plan_for(std::int64_t k) {
+  const auto hit = std::find_if(kept_.begin(), kept_.end(), [k](const Kept& e) { return e.k == k; });
+  if (hit != kept_.end()) {
+    std::rotate(kept_.begin(), hit, hit + 1);  // most recent first
+    return kept_.front();
+  }
+  const SpmmShape shape{k, DenseLayout::row_major};
+  // The SpMM rules read the shape and the mean row length only (src/spmm/select.cpp).
+  MatrixStats stats;
+  stats.rows = a_.rows;
+  stats.cols = a_.cols;
+  stats.nnz = a_.nnz();
+  stats.row_nnz_mean = a_.rows > 0 ? static_cast<double>(a_.nnz()) / static_cast<double>(a_.rows) : 0;
+  const SpmmSelection pick = select_spmm_kernel(stats, shape, backend_);
+  const SpmmKernelInfo* info = spmm_registry().find(pick.kernel);
+  if (!info) throw NotApplicable("Plan::apply: SpMM kernel " + pick.kernel + " is not in this build");
+  Kept made{k, pick.kernel, info->factory<T>()(a_, shape, options_)};
+  if (kept_.size() >= kBlockPlansKept) kept_.pop_back();
+  kept_.insert(kept_.begin(), std::move(made));
+  return kept_.front();
+}
+
+template <class T>
+void BlockApply<T>::run(const T* x, std::int64_t ldx, T* y, std::int64_t ldy, std::int64_t k, T alpha, T beta,
+                        Stream stream, bool device_pointers) {
+  SpmmPlan<T>& plan = *plan_for(k).plan;
+  if (backend_ == Backend::cpu || device_pointers) return plan.run(alpha, x, ldx, beta, y, ldy, stream);
+#ifdef SPKIT_HAVE_CUDA
+  run_from_host(plan, x, ldx, y, ldy, k, alpha, beta, stream);
+#else
+  throw DeviceError("Plan::apply", "this build of spkit has no CUDA support");
+#endif
+}
+
+#ifdef SPKIT_HAVE_CUDA
+namespace {
+// rows x k of a row-major block between leading dimension `ld` and a packed copy (ld = k).
+template <class T>
+void pack_rows(const T* strided, std::int64_t ld, T* packed, std::int64_t rows, std::int64_t k) {
+  for (std::int64_t i = 0; i < rows; ++i)
+    std::memcpy(packed + i * k, strided + i * ld, static_cast<std::size_t>(k) * sizeof(T));
+}
+template <class T>
+void unpack_rows(const T* packed, T* strided, std::int64_t ld, std::int64_t rows, std::int64_t k) {
+  for (std::int64_t i = 0; i < rows; ++i)
+    std::memcpy(strided + i * ld, packed + i * k, static_cast<std::size_t>(k) * sizeof(T));
+}
+}  // namespace
+
+// Host blocks on a CUDA plan: X (and Y when beta reads it) up to device buffers of ld = k (packed on the
+// host first when the caller's ld is larger), the product, Y back, then wait for it.
+template <class T>
+void BlockApply<T>::run_from_host(SpmmPlan<T>& plan, const T* x, std::int64_t ldx, T* y, std::int64_t ldy,
+                                  std::int64_t k, T alpha, T beta, Stream stream) {
+  const std::size_t xb = static_cast<std::size_t>(a_.cols * k) * sizeof(T);
+  const std::size_t yb = static_cast<std::size_t>(a_.rows * k) * sizeof(T);
+  plan_device::select_device(options_.device);
+  if (dx_bytes_ < xb) dx_ = plan_device::DeviceArray(xb, "block apply X"), dx_bytes_ = xb;
+  if (dy_bytes_ < yb) dy_ = plan_device::DeviceArray(yb, "block apply Y"), dy_bytes_ = yb;
+  // Each upload from staged_ completes (pageable host memory) before the buffer is packed again.
+  const auto up = [&](T* dst, const T* src, std::int64_t rows, std::int64_t ld, std::size_t bytes) {
+    if (ld == k) return plan_device::upload(dst, src, bytes, stream);
+    staged_.resize(static_cast<std::size_t>(rows * k));
+    pack_rows(src, ld, staged_.data(), rows, k);
+    plan_device::upload(dst, staged_.data(), bytes, stream);
+    plan_device::synchronize(stream);
+  };
+  up(dx_.as<T>(), x, a_.cols, ldx, xb);
+  if (beta != T(0)) up(dy_.as<T>(), y, a_.rows, ldy, yb);
+  plan.run(alpha, dx_.as<T>(), k, beta, dy_.as<T>(), k, stream);
+  if (ldy == k) {
+    plan_device::download(y, dy_.as<T>(), yb, stream);
+    plan_device::synchronize(stream);
+    return;
+  }
+  staged_.resize(static_cast<std::size_t>(a_.rows * k));
+  plan_device::download(staged_.data(), dy_.as<T>(), yb, stream);
+  plan_device::synchronize(stream);
+  unpack_rows(staged_.data(), y, ldy, a_.rows, k);  // the padding between k and ldy is not touched
+}
+#endif
+
+template class BlockApply<float>;
+template class BlockApply<double>;
+
+}  // namespace spkit::plan_detail

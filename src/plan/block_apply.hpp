@@ -1,0 +1,61 @@
+#pragma once
+// The block apply of a Plan (Plan::apply with k vectors, row-major) through an SpMM kernel: A read once
+// for all k columns instead of once per column. The SpMM plan is `auto`'s pick of the SpMM registry for
+// the plan's backend (select_spmm_kernel), built on first use for a k and kept for the next block of
+// that k (the kBlockPlansKept most recent k). It runs on A in the caller's numbering, so a plan that keeps
+// its matrix renumbered (PlanSettings::ordering) needs no gather of X nor scatter of Y here: the SpMM
+// gives up the renumbering's locality, not correctness. Keeping A for these plans costs one more copy of
+// its CSR arrays on the host.
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "spkit/config.hpp"
+#include "spkit/formats/csr.hpp"
+#include "spkit/kernel.hpp"
+#include "spkit/spmm.hpp"
+#ifdef SPKIT_HAVE_CUDA
+#include "plan/plan_device.hpp"
+#endif
+
+namespace spkit::plan_detail {
+
+// SpMM plans kept per Plan, one per k: the most recent ones (a block solver uses one k; a caller that
+// alternates a few k does not rebuild on every call).
+inline constexpr std::size_t kBlockPlansKept = 2;
+
+template <class T>
+class BlockApply {
+ public:
+  BlockApply(const Csr<T>& a, Backend backend, int threads, int device);
+  // Y = alpha A X + beta Y, X(j, c) = x[j * ldx + c], Y(i, c) = y[i * ldy + c], k >= 1, ldx, ldy >= k.
+  // device_pointers: x and y are device pointers of a CUDA plan (run on `stream`, not synchronized);
+  // otherwise host pointers (a CUDA plan copies them through device buffers and synchronizes).
+  void run(const T* x, std::int64_t ldx, T* y, std::int64_t ldy, std::int64_t k, T alpha, T beta, Stream stream,
+           bool device_pointers);
+  // The SpMM kernel of the most recent block ("" before the first).
+  const std::string& kernel() const;
+
+ private:
+  struct Kept {
+    std::int64_t k = 0;
+    std::string kernel;
+    std::unique_ptr<SpmmPlan<T>> plan;
+  };
+  Kept& plan_for(std::int64_t k);
+
+  Csr<T> a_;
+  Backend backend_;
+  PlanOptions options_;
+  std::vector<Kept> kept_;  // most recent first
+#ifdef SPKIT_HAVE_CUDA
+  void run_from_host(SpmmPlan<T>& plan, const T* x, std::int64_t ldx, T* y, std::int64_t ldy, std::int64_t k,
+                     T alpha, T beta, Stream stream);
+  plan_device::DeviceArray dx_, dy_;
+  std::size_t dx_bytes_ = 0, dy_bytes_ = 0;
+  std::vector<T> staged_;  // X or Y packed to ld = k on the host when the caller's ld is larger
+#endif
+};
+
+}  // namespace spkit::plan_detail
