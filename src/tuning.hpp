@@ -265,12 +265,15 @@ constexpr int kDenseScanBlocksPerEntry = 4;
 // OpenMP dynamic-schedule chunks: rows of C per chunk in Gustavson's two phases, block rows of C per
 // chunk in the CPU bmSparse product (whose block rows each hold 8 rows and many block products).
 constexpr int kGustavsonRowsPerChunk = 64;
-// Rows per dynamic chunk of Gustavson's row bounds (a sum of row lengths per row: cheap rows, so big
-// chunks; dynamic so that a descheduled thread on a loaded machine stalls the others one chunk at most).
+// Rows per dynamic chunk of the two-pass route's row products (a sum of row lengths per row: cheap
+// rows, so big chunks; dynamic so that a descheduled thread stalls the others one chunk at most).
 constexpr int kBoundRowsPerChunk = 4096;
-// Gustavson's one-pass route with several threads cuts the rows into this many chunks of equal products
-// per thread: thread 0 writes its chunks straight into C, the others' chunks are copied in afterwards.
+// Gustavson's one-pass route with several threads cuts the rows into this many chunks of equal work
+// per thread: thread 0 writes its chunks straight into C, the others' chunks are appended afterwards,
+// or taken over by thread 0 when still running once the claims meet (one more chunk of work at most).
 constexpr int kOnePassChunksPerThread = 16;
+// ... a thread computing a chunk checks every this many rows whether thread 0 took it over.
+constexpr int kOnePassStealCheckRows = 64;
 // Gustavson writes C in one pass, into arrays reserved at its bound (a row's products, at most B.cols),
 // while that bound takes at most this share of the memory available; else it counts C's rows exactly
 // first. The reservation is address space: only the pages written are ever touched.

@@ -74,12 +74,14 @@ void check_routes(const Pair& p, bool fresh) {
   bool have_first = false;
   for (GustavsonAccumulator acc : {GustavsonAccumulator::dense, GustavsonAccumulator::hash})
     for (GustavsonRoute route :
-         {GustavsonRoute::one_pass, GustavsonRoute::one_pass_copied, GustavsonRoute::two_pass})
+         {GustavsonRoute::one_pass, GustavsonRoute::one_pass_copied, GustavsonRoute::one_pass_stolen,
+          GustavsonRoute::two_pass})
       for (int threads : {1, 2, 3, 4}) {
         SCOPED_TRACE(p.name + (sizeof(T) == 4 ? ", float" : ", double") +
                      (acc == GustavsonAccumulator::dense ? ", dense" : ", hash") +
                      (route == GustavsonRoute::one_pass          ? ", one pass"
                       : route == GustavsonRoute::one_pass_copied ? ", one pass, copied"
+                      : route == GustavsonRoute::one_pass_stolen ? ", one pass, stolen"
                                                                  : ", two pass") + ", threads " +
                      std::to_string(threads) + (fresh ? ", seed " + std::to_string(seed) : ", fixed values"));
         SpgemmOptions o;
