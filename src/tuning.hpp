@@ -274,6 +274,10 @@ constexpr int kBoundRowsPerChunk = 4096;
 constexpr int kOnePassChunksPerThread = 16;
 // ... a thread computing a chunk checks every this many rows whether thread 0 took it over.
 constexpr int kOnePassStealCheckRows = 64;
+// ... while thread 0 appends the other threads' chunks to C, thread 1 faults in C's pages ahead of it in
+// steps of this many bytes of values (the kernel zeroes fresh pages at their first touch: a quarter of
+// the product's time on the dev box).
+constexpr std::int64_t kOnePassPopulateBytes = std::int64_t(2) << 20;
 // Gustavson writes C in one pass, into arrays reserved at its bound (a row's products, at most B.cols),
 // while that bound takes at most this share of the memory available; else it counts C's rows exactly
 // first. The reservation is address space: only the pages written are ever touched.

@@ -13,6 +13,7 @@
 // Every row's result depends only on the row (same summation order in every thread), so C is the same
 // bit for bit at any thread count.
 #include <omp.h>
+#include <sys/mman.h>
 
 #include <algorithm>
 #include <atomic>
@@ -82,6 +83,21 @@ void reserve_rows(std::vector<std::int32_t>& col, std::vector<T>& val, std::int6
     advise_huge_pages(col.data(), col.capacity() * sizeof(std::int32_t));
     advise_huge_pages(val.data(), val.capacity() * sizeof(T));
   }
+}
+
+// Faults in the pages of [p, p + bytes) for writing without changing their contents (fresh pages come
+// zeroed by the kernel, which is most of what a first write to them costs), so that another thread can
+// do it while the writer is busy elsewhere. A hint: where the kernel cannot, the writer faults them.
+inline void populate_for_writing(const void* p, std::size_t bytes) {
+#if defined(MADV_POPULATE_WRITE)
+  const std::uintptr_t page = 4096;
+  const std::uintptr_t b = reinterpret_cast<std::uintptr_t>(p) & ~(page - 1);
+  const std::uintptr_t e = reinterpret_cast<std::uintptr_t>(p) + bytes;
+  if (e > b) ::madvise(reinterpret_cast<void*>(b), e - b, MADV_POPULATE_WRITE);
+#else
+  (void)p;
+  (void)bytes;
+#endif
 }
 
 // How the one-pass route hands chunks out. `copied` and `stolen` exist for the tests: every chunk goes
@@ -183,6 +199,29 @@ Csr<T> one_pass(const Csr<T>& a, const Csr<T>& b, std::int64_t bound, int thread
     std::exception_ptr failure;
     std::mutex failure_mutex;
     std::atomic<bool> failed{false};
+    // While thread 0 appends the other threads' chunks, thread 1 faults in C's pages they will take,
+    // from the last backwards, until it meets thread 0's progress (`appended`, an index into C).
+    std::int32_t* const c_col = c.col_idx.data();  // C's arrays never move: they are reserved at the bound
+    T* const c_val = c.values.data();
+    std::atomic<std::int64_t> back_start{-1}, appended{0};
+    std::atomic<int> split{-1};
+    std::atomic<bool> walked{false};
+    auto populate_back = [&] {
+      while (split.load() < 0 && !walked.load() && !failed.load()) std::this_thread::yield();
+      const int first = split.load();
+      if (first < 0) return;
+      std::int64_t end = back_start.load();
+      for (int k = first; k < chunks && chunk[static_cast<std::size_t>(k)].state.load() == kDone; ++k)
+        end += chunk[static_cast<std::size_t>(k)].entries;
+      const std::int64_t step = tuning::spgemm::kOnePassPopulateBytes / static_cast<std::int64_t>(sizeof(T));
+      for (std::int64_t hi = end; hi > back_start.load() && !walked.load();) {
+        const std::int64_t lo = std::max(hi - step, back_start.load());
+        if (lo <= appended.load()) break;
+        populate_for_writing(c_col + lo, static_cast<std::size_t>(hi - lo) * sizeof(std::int32_t));
+        populate_for_writing(c_val + lo, static_cast<std::size_t>(hi - lo) * sizeof(T));
+        hi = lo;
+      }
+    };
     // A chunk claimed by a thread other than the first (or, `copied`, by any), into its arena.
     auto write_chunk = [&](Accumulator<T>& acc, int k, std::vector<Segment<T>>& arena, bool hold) {
       Chunk<T>& ch = chunk[static_cast<std::size_t>(k)];
@@ -223,9 +262,13 @@ Csr<T> one_pass(const Csr<T>& a, const Csr<T>& b, std::int64_t bound, int thread
           if (front) write_rows(acc, cut[k], cut[k + 1]);
           else write_chunk(acc, k, arenas[static_cast<std::size_t>(t)], mode == OnePassMode::stolen && t != 0);
         }
+        if (t == 1) populate_back();
         if (t == 0) {
           // The claims have met: walk the other threads' chunks in order, appending or taking over.
-          for (int k = claims.front_chunks(); k < chunks; ++k) {
+          back_start = static_cast<std::int64_t>(c.col_idx.size());
+          appended = back_start.load();
+          split = claims.front_chunks();
+          for (int k = split.load(); k < chunks; ++k) {
             Chunk<T>& ch = chunk[static_cast<std::size_t>(k)];
             int working = kWorking;
             if (ch.state.compare_exchange_strong(working, kStolen, std::memory_order_acq_rel)) {
@@ -235,12 +278,15 @@ Csr<T> one_pass(const Csr<T>& a, const Csr<T>& b, std::int64_t bound, int thread
             c.col_idx.insert(c.col_idx.end(), ch.col, ch.col + ch.entries);
             c.values.insert(c.values.end(), ch.val, ch.val + ch.entries);
             std::copy(ch.lengths.begin(), ch.lengths.end(), c.row_ptr.begin() + cut[k] + 1);
+            appended = static_cast<std::int64_t>(c.col_idx.size());
           }
+          walked = true;
         }
       } catch (...) {
         const std::lock_guard<std::mutex> lock(failure_mutex);
         if (!failure) failure = std::current_exception();
         failed = true;
+        if (t == 0) walked = true;
       }
     }
     if (failure) std::rethrow_exception(failure);
