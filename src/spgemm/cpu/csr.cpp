@@ -1,7 +1,8 @@
 // CPU SpGEMM on CSR: Gustavson's row-by-row product, OpenMP over rows. Each row's products (the sum of
 // the lengths of the rows of B it reaches) bound the row's length in C, as in Nagasaka et al.'s
 // "High-performance sparse matrix-matrix products on Intel KNL and multicore architectures" (ICPP-W
-// 2018). Their sum over the rows (each at most B.cols) is C's bound, and picks one of two routes:
+// 2018). Their sum bounds C (each row's taken at most B.cols when the plain sum does not fit in
+// memory), and picks one of two routes:
 //   one pass  (the bound fits in memory) rows written, sorted, exact zeros dropped, into arrays reserved
 //             at the bound but touched only as far as they are written, in one OpenMP team with no
 //             barrier but its end: thread 0 writes straight into C, the others into arenas of their
