@@ -262,6 +262,11 @@ namespace spgemm {
 // when the row's column span is at most this many 64-column blocks per entry of the row (stencils, FEM,
 // banded rows qualify); wider rows sort their column list instead.
 constexpr int kDenseScanBlocksPerEntry = 4;
+// The dense accumulator handles up to three consecutive entries of A together when their rows of B hold
+// the same columns (FEM's dof blocks: 2 of 3 consecutive rows of B), if at least this share of sampled
+// pairs of consecutive rows of B do. fem 3-dof, 1 thread: 30 % less CPU time per product; stencils,
+// road, banded (no such rows) paid 3-10 % for looking, hence the sample (docs/perf/spgemm-cpu.md).
+constexpr double kDenseGroupMinShare = 0.25;
 // OpenMP dynamic-schedule chunks: rows of C per chunk in Gustavson's two phases, block rows of C per
 // chunk in the CPU bmSparse product (whose block rows each hold 8 rows and many block products).
 constexpr int kGustavsonRowsPerChunk = 64;
