@@ -34,7 +34,8 @@ namespace spkit::detail {
 // product chains consecutive columns through store forwarding (measured: the bitmap version spent most
 // of its time there). A row comes out in column order by scanning the presence bytes between its lowest
 // and highest column, 64 at a time, when that span is short against the row (stencils, FEM, banded: no
-// sort at all), else by sorting the row's column list.
+// sort at all), else by sorting the row's column list. Where B's consecutive rows often hold the same
+// columns (FEM's dof blocks), up to three entries of A reaching such rows are accumulated together.
 template <class T>
 class DenseAccumulator {
  public:
