@@ -262,15 +262,27 @@ namespace spgemm {
 // when the row's column span is at most this many 64-column blocks per entry of the row (stencils, FEM,
 // banded rows qualify); wider rows sort their column list instead.
 constexpr int kDenseScanBlocksPerEntry = 4;
+// The dense accumulator handles up to three consecutive entries of A together when their rows of B hold
+// the same columns (FEM's dof blocks: 2 of 3 consecutive rows of B), if at least this share of sampled
+// pairs of consecutive rows of B do. fem 3-dof, 1 thread: 30 % less CPU time per product; stencils,
+// road, banded (no such rows) paid 3-10 % for looking, hence the sample (docs/perf/spgemm-cpu.md).
+constexpr double kDenseGroupMinShare = 0.25;
 // OpenMP dynamic-schedule chunks: rows of C per chunk in Gustavson's two phases, block rows of C per
 // chunk in the CPU bmSparse product (whose block rows each hold 8 rows and many block products).
 constexpr int kGustavsonRowsPerChunk = 64;
-// Rows per dynamic chunk of Gustavson's row bounds (a sum of row lengths per row: cheap rows, so big
-// chunks; dynamic so that a descheduled thread on a loaded machine stalls the others one chunk at most).
+// Rows per dynamic chunk of the two-pass route's row products (a sum of row lengths per row: cheap
+// rows, so big chunks; dynamic so that a descheduled thread stalls the others one chunk at most).
 constexpr int kBoundRowsPerChunk = 4096;
-// Gustavson's one-pass route with several threads cuts the rows into this many chunks of equal products
-// per thread: thread 0 writes its chunks straight into C, the others' chunks are copied in afterwards.
+// Gustavson's one-pass route with several threads cuts the rows into this many chunks of equal work
+// per thread: thread 0 writes its chunks straight into C, the others' chunks are appended afterwards,
+// or taken over by thread 0 when still running once the claims meet (one more chunk of work at most).
 constexpr int kOnePassChunksPerThread = 16;
+// ... a thread computing a chunk checks every this many rows whether thread 0 took it over.
+constexpr int kOnePassStealCheckRows = 64;
+// ... while thread 0 appends the other threads' chunks to C, thread 1 faults in C's pages ahead of it in
+// steps of this many bytes of values (the kernel zeroes fresh pages at their first touch: a quarter of
+// the product's time on the dev box).
+constexpr std::int64_t kOnePassPopulateBytes = std::int64_t(2) << 20;
 // Gustavson writes C in one pass, into arrays reserved at its bound (a row's products, at most B.cols),
 // while that bound takes at most this share of the memory available; else it counts C's rows exactly
 // first. The reservation is address space: only the pages written are ever touched.

@@ -1,6 +1,7 @@
 // CPU Gustavson SpGEMM (src/spgemm/cpu/csr.cpp) by route: the one-pass route (rows written into arrays
-// reserved at C's bound: thread 0's chunks straight into C, the other threads' chunks copied in), the
-// one-pass route with every chunk copied, and the two-pass route (exact counts first),
+// reserved at C's bound: thread 0's chunks straight into C, the other threads' chunks appended or taken
+// over), the one-pass route with every chunk copied or every other thread's chunk taken over, and the
+// two-pass route (exact counts first),
 // each accumulator, 1 to 4 threads, on the edge cases, the generator families and exact cancellation:
 // every result passes check_spgemm, drops exact zeros, and all of them agree bit for bit (same
 // summation order everywhere).
@@ -12,6 +13,7 @@
 
 #include "common/test_matrices.hpp"
 #include "spgemm/cpu/gustavson.hpp"
+#include "spkit/gen.hpp"
 #include "spkit/spgemm.hpp"
 
 namespace spkit::test {
@@ -74,12 +76,14 @@ void check_routes(const Pair& p, bool fresh) {
   bool have_first = false;
   for (GustavsonAccumulator acc : {GustavsonAccumulator::dense, GustavsonAccumulator::hash})
     for (GustavsonRoute route :
-         {GustavsonRoute::one_pass, GustavsonRoute::one_pass_copied, GustavsonRoute::two_pass})
+         {GustavsonRoute::one_pass, GustavsonRoute::one_pass_copied, GustavsonRoute::one_pass_stolen,
+          GustavsonRoute::two_pass})
       for (int threads : {1, 2, 3, 4}) {
         SCOPED_TRACE(p.name + (sizeof(T) == 4 ? ", float" : ", double") +
                      (acc == GustavsonAccumulator::dense ? ", dense" : ", hash") +
                      (route == GustavsonRoute::one_pass          ? ", one pass"
                       : route == GustavsonRoute::one_pass_copied ? ", one pass, copied"
+                      : route == GustavsonRoute::one_pass_stolen ? ", one pass, stolen"
                                                                  : ", two pass") + ", threads " +
                      std::to_string(threads) + (fresh ? ", seed " + std::to_string(seed) : ", fixed values"));
         SpgemmOptions o;
@@ -117,6 +121,64 @@ TEST(SpgemmCpuRoutes, CancellationDropsExactZerosInEveryRoute) {
     EXPECT_EQ(c.row_ptr, ref.row_ptr);
     EXPECT_EQ(c.col_idx, ref.col_idx);
     EXPECT_EQ(c.row_length(0), 0) << "row 0 (A's columns 0 and 1) cancels to nothing";
+  }
+}
+
+// Products large enough that several threads cut them into many chunks (the routes' test above uses
+// small matrices, mostly one row per chunk): generated families, a matrix with empty rows and one huge
+// row, a rectangular product whose sizes divide by nothing useful.
+std::vector<Pair> larger_pairs() {
+  std::vector<Pair> out;
+  auto gen = [](const char* family, std::int64_t n) {
+    GenOptions o;
+    o.family = family;
+    o.n = n;
+    o.seed = 11;
+    return generate(o);
+  };
+  for (auto [family, n] : {std::pair<const char*, std::int64_t>{"fem", 24}, {"road", 90}, {"powerlaw", 9001}}) {
+    Csr<double> m = gen(family, n);
+    out.push_back({std::string(family) + " * itself", m, m});
+  }
+  std::vector<std::int64_t> len(7003);
+  for (std::size_t i = 0; i < len.size(); ++i) len[i] = i % 5 == 0 ? 0 : static_cast<std::int64_t>(i % 9);
+  len[3500] = 4000;  // one huge row in the middle: a chunk of its own, long enough to be taken over
+  const Csr<double> huge = random_rows(7003, 5003, len, 21);
+  out.push_back({"empty rows and a huge row * random", huge,
+                 random_rows(5003, 6007, std::vector<std::int64_t>(5003, 6), 22)});
+  return out;
+}
+
+// The thread count changes how rows are cut into chunks and who computes them, never C: 1, 2, 3 and 7
+// threads (more than the machine's cores: threads that wait for a core) give the same C bit for bit,
+// in the route the registered kernels take and in the copied and stolen variants of it.
+TEST(SpgemmCpuRoutes, ThreadCountsGiveTheSameC) {
+  for (const Pair& p : larger_pairs()) {
+    const std::uint64_t seed = fresh_seed();
+    const Csr<double> a = fresh_values(p.a, seed), b = fresh_values(p.b, seed + 1);
+    for (GustavsonAccumulator acc : {GustavsonAccumulator::dense, GustavsonAccumulator::hash}) {
+      Csr<double> first;
+      for (GustavsonRoute route :
+           {GustavsonRoute::automatic, GustavsonRoute::one_pass_copied, GustavsonRoute::one_pass_stolen})
+        for (int threads : {1, 2, 3, 7}) {
+          SCOPED_TRACE(p.name + (acc == GustavsonAccumulator::dense ? ", dense" : ", hash") + ", route " +
+                       std::to_string(static_cast<int>(route)) + ", threads " + std::to_string(threads) +
+                       ", seed " + std::to_string(seed));
+          SpgemmOptions o;
+          o.threads = threads;
+          const Csr<double> c = detail::cpu_gustavson(a, b, o, acc, route).c;
+          if (first.rows == 0 && first.row_ptr.empty()) {
+            ASSERT_NO_THROW(check_csr(c));
+            const SpgemmCheck v = check_spgemm(a, b, c, 0x1p-53);
+            ASSERT_TRUE(v.ok) << v.message;
+            first = c;
+            continue;
+          }
+          ASSERT_EQ(c.row_ptr, first.row_ptr);
+          ASSERT_EQ(c.col_idx, first.col_idx);
+          ASSERT_EQ(c.values, first.values);
+        }
+    }
   }
 }
 

@@ -1,15 +1,15 @@
 // CPU SpGEMM on CSR: Gustavson's row-by-row product, OpenMP over rows. Each row's products (the sum of
-// the lengths of the rows of B it reaches) are counted first; they bound the row's length in C, as in
-// Nagasaka et al.'s "High-performance sparse matrix-matrix products on Intel KNL and multicore
-// architectures" (ICPP-W 2018). Then one of two routes:
-//   one pass  (the bounds fit in memory) rows written, sorted, exact zeros dropped, into arrays reserved
-//             at the bound but touched only as far as they are written: with one thread C's own; with
-//             several, rows are cut into chunks of equal products, thread 0 writes the chunks it takes
-//             from the front into C's arrays and the others the chunks they take from the back into
-//             arrays of their own, copied into C once all are done;
+// the lengths of the rows of B it reaches) bound the row's length in C, as in Nagasaka et al.'s
+// "High-performance sparse matrix-matrix products on Intel KNL and multicore architectures" (ICPP-W
+// 2018). Their sum bounds C (each row's taken at most B.cols when the plain sum does not fit in
+// memory), and picks one of two routes:
+//   one pass  (the bound fits in memory) rows written, sorted, exact zeros dropped, into arrays reserved
+//             at the bound but touched only as far as they are written, in one OpenMP team with no
+//             barrier but its end: thread 0 writes straight into C, the others into arenas of their
+//             own that thread 0 appends or takes over (one_pass.hpp);
 //   two pass  the exact number of distinct columns of each row first (symbolic), then C allocated at
 //             its exact size and each row written in place (numeric), compacted when exact zeros fell.
-// Stages "symbolic" (bounds, or exact counts) and "numeric" (accumulation, writing C) in both routes.
+// Stages "symbolic" (the bound, or exact counts) and "numeric" (accumulation, writing C) in both routes.
 // Two accumulators for one row of C (accumulators.hpp):
 //   cpu.csr.gustavson_dense  a dense array of B.cols values and a presence bitmap per thread (O(1)
 //                            access, no hashing, rows of narrow span emitted in order without a sort;
@@ -21,7 +21,6 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
-#include <mutex>
 #include <string>
 #include <utility>
 #include <vector>
@@ -29,6 +28,7 @@
 #include "platform/huge_pages.hpp"
 #include "spgemm/cpu/accumulators.hpp"
 #include "spgemm/cpu/gustavson.hpp"
+#include "spgemm/cpu/one_pass.hpp"
 #include "spgemm/spgemm_util.hpp"
 #include "spkit/error.hpp"
 #include "spkit/spgemm.hpp"
@@ -40,153 +40,19 @@ namespace {
 using detail::DenseAccumulator;
 using detail::HashAccumulator;
 
-// What each row of C costs and may hold, from the row lengths alone (O(nnz(A))).
-struct RowBounds {
-  std::vector<std::int64_t> products;  // products of row i
-  std::vector<std::int64_t> prefix;    // size rows + 1: products of rows < i
-  std::vector<std::int64_t> bound;     // size rows + 1: prefix of min(products, B.cols), C's length bound
-};
-
+// The products of every row, for the two-pass route (rows on a dynamic schedule: their costs vary).
 template <class T>
-RowBounds row_bounds(const Csr<T>& a, const Csr<T>& b, int threads) {
-  const std::int64_t rows = a.rows;
-  RowBounds r;
-  r.products.resize(static_cast<std::size_t>(rows));
-  r.prefix.resize(static_cast<std::size_t>(rows) + 1);
-  r.bound.resize(static_cast<std::size_t>(rows) + 1);
+std::vector<std::int64_t> all_row_products(const Csr<T>& a, const Csr<T>& b, int threads) {
+  std::vector<std::int64_t> products(static_cast<std::size_t>(a.rows));
 #pragma omp parallel for num_threads(threads) schedule(dynamic, tuning::spgemm::kBoundRowsPerChunk)
-  for (std::int64_t i = 0; i < rows; ++i) {
-    std::int64_t n = 0;
-    for (std::int64_t p = a.row_ptr[i]; p < a.row_ptr[i + 1]; ++p) n += b.row_length(a.col_idx[p]);
-    r.products[i] = r.prefix[i] = n;
-    r.bound[i] = std::min(n, b.cols);
-  }
-  r.prefix[rows] = r.bound[rows] = 0;
-  detail::exclusive_scan_inplace(r.prefix);
-  detail::exclusive_scan_inplace(r.bound);
-  return r;
-}
-
-// First row of thread t's range: rows split into `threads` contiguous ranges of equal products.
-std::int64_t range_begin(const std::vector<std::int64_t>& prefix, int t, int threads) {
-  const std::int64_t rows = static_cast<std::int64_t>(prefix.size()) - 1;
-  if (t == 0) return 0;
-  if (t == threads) return rows;
-  const std::int64_t target = static_cast<std::int64_t>(static_cast<double>(prefix[rows]) * t / threads);
-  return std::lower_bound(prefix.begin(), prefix.end() - 1, target) - prefix.begin();
-}
-
-// One thread's rows of C: column and value arrays reserved at their bound (virtual memory only, with
-// huge pages asked for), grown row by row.
-template <class T>
-struct RowsOut {
-  std::vector<std::int32_t> col;
-  std::vector<T> val;
-  void reserve(std::int64_t n) {
-    col.reserve(static_cast<std::size_t>(n));
-    val.reserve(static_cast<std::size_t>(n));
-    if (n * static_cast<std::int64_t>(sizeof(T)) >= tuning::spgemm::kHugePageMinBytes) {
-      advise_huge_pages(col.data(), col.capacity() * sizeof(std::int32_t));
-      advise_huge_pages(val.data(), val.capacity() * sizeof(T));
-    }
-  }
-  template <class Acc>
-  std::int64_t add_row(Acc& acc, const Csr<T>& a, const Csr<T>& b, std::int64_t i, std::int64_t products) {
-    const std::size_t at = col.size();
-    const std::int64_t distinct = acc.accumulate(a, b, i, products, products);
-    col.resize(at + static_cast<std::size_t>(distinct));
-    val.resize(at + static_cast<std::size_t>(distinct));
-    const std::int64_t kept = acc.emit(col.data() + at, val.data() + at);
-    col.resize(at + static_cast<std::size_t>(kept));
-    val.resize(at + static_cast<std::size_t>(kept));
-    return kept;
-  }
-};
-
-// Claims chunks of rows for the one-pass route: thread 0 from the front, the others from the back, until
-// they meet. Returns the chunk claimed, or -1 when none is left.
-class ChunkClaims {
- public:
-  explicit ChunkClaims(int chunks) : back_(chunks) {}
-  int claim(bool from_front) {
-    const std::lock_guard<std::mutex> lock(mutex_);
-    if (front_ == back_) return -1;
-    return from_front ? front_++ : --back_;
-  }
-  int front_chunks() const { return front_; }  // once every thread is done
-
- private:
-  std::mutex mutex_;
-  int front_ = 0, back_;
-};
-
-// Rows are cut into chunks of equal products. Thread 0 takes chunks from the front and writes their
-// rows straight into C's arrays, reserved at C's bound; the other threads take chunks from the back,
-// each chunk into arrays of its own, copied behind thread 0's rows at the end. Whatever thread 0 does
-// costs no copy, and on a loaded machine the threads that run take the chunks of those that do not.
-template <class T, template <class> class Accumulator>
-Csr<T> one_pass(const Csr<T>& a, const Csr<T>& b, const RowBounds& bounds, int threads, bool copy_all,
-                const detail::StageMarks& marks) {
-  const std::int64_t rows = a.rows;
-  Csr<T> c;
-  c.rows = rows;
-  c.cols = b.cols;
-  c.row_ptr.assign(static_cast<std::size_t>(rows) + 1, 0);
-  const int chunks = threads == 1 ? 1 : threads * tuning::spgemm::kOnePassChunksPerThread;
-  std::vector<std::int64_t> first(static_cast<std::size_t>(chunks) + 1);
-  for (int k = 0; k <= chunks; ++k) first[k] = range_begin(bounds.prefix, k, chunks);
-  RowsOut<T> front;
-  std::vector<RowsOut<T>> back(static_cast<std::size_t>(chunks));
-  ChunkClaims claims(chunks);
-  marks.host("numeric");
-#pragma omp parallel num_threads(threads)
-  {
-    const bool is_front = omp_get_thread_num() == 0 && !copy_all;
-    if (omp_get_thread_num() == 0) front.reserve(bounds.bound[rows]);
-    Accumulator<T> acc(b.cols);
-    for (int k; (k = claims.claim(is_front)) >= 0;) {
-      RowsOut<T>& out = is_front ? front : back[k];
-      if (!is_front) out.reserve(bounds.bound[first[k + 1]] - bounds.bound[first[k]]);
-      for (std::int64_t i = first[k]; i < first[k + 1]; ++i)
-        c.row_ptr[i + 1] = out.add_row(acc, a, b, i, bounds.products[i]);
-    }
-  }
-  const int split = claims.front_chunks();
-  std::vector<std::size_t> at(static_cast<std::size_t>(chunks) + 1, front.col.size());
-  for (int k = split; k < chunks; ++k) at[k + 1] = at[k] + back[k].col.size();
-  c.col_idx = std::move(front.col);
-  c.values = std::move(front.val);
-  if (split < chunks) {
-    // The copies' destination pages are first touched by all threads (the kernel zeroes each fresh page
-    // at its first touch), then one resize, then the chunks copied; one team for the three steps.
-#pragma omp parallel num_threads(threads)
-    {
-#pragma omp for schedule(dynamic, 1)
-      for (int k = split; k < chunks; ++k) {
-        touch_pages_parallel(c.col_idx.data() + at[k], (at[k + 1] - at[k]) * sizeof(std::int32_t));
-        touch_pages_parallel(c.values.data() + at[k], (at[k + 1] - at[k]) * sizeof(T));
-      }
-#pragma omp single
-      {
-        c.col_idx.resize(at[chunks]);
-        c.values.resize(at[chunks]);
-      }
-#pragma omp for schedule(dynamic, 1)
-      for (int k = split; k < chunks; ++k) {
-        std::copy(back[k].col.begin(), back[k].col.end(), c.col_idx.begin() + static_cast<std::ptrdiff_t>(at[k]));
-        std::copy(back[k].val.begin(), back[k].val.end(), c.values.begin() + static_cast<std::ptrdiff_t>(at[k]));
-        back[k] = RowsOut<T>{};
-      }
-    }
-  }
-  for (std::int64_t i = 0; i < rows; ++i) c.row_ptr[i + 1] += c.row_ptr[i];
-  return c;
+  for (std::int64_t i = 0; i < a.rows; ++i) products[i] = detail::row_products(a, b, i);
+  return products;
 }
 
 template <class T, template <class> class Accumulator>
-Csr<T> two_pass(const Csr<T>& a, const Csr<T>& b, const RowBounds& bounds, int threads,
-                const detail::StageMarks& marks) {
+Csr<T> two_pass(const Csr<T>& a, const Csr<T>& b, int threads, const detail::StageMarks& marks) {
   const std::int64_t rows = a.rows;
+  const std::vector<std::int64_t> products = all_row_products(a, b, threads);
   Csr<T> c;
   c.rows = rows;
   c.cols = b.cols;
@@ -195,7 +61,7 @@ Csr<T> two_pass(const Csr<T>& a, const Csr<T>& b, const RowBounds& bounds, int t
   {
     Accumulator<T> acc(b.cols);
 #pragma omp for schedule(dynamic, tuning::spgemm::kGustavsonRowsPerChunk)
-    for (std::int64_t i = 0; i < rows; ++i) row_ptr[i] = acc.symbolic_row(a, b, i, bounds.products[i]);
+    for (std::int64_t i = 0; i < rows; ++i) row_ptr[i] = acc.symbolic_row(a, b, i, products[i]);
   }
   const std::int64_t structural = detail::exclusive_scan_inplace(row_ptr);
 
@@ -211,7 +77,7 @@ Csr<T> two_pass(const Csr<T>& a, const Csr<T>& b, const RowBounds& bounds, int t
     Accumulator<T> acc(b.cols);
 #pragma omp for schedule(dynamic, tuning::spgemm::kGustavsonRowsPerChunk)
     for (std::int64_t i = 0; i < rows; ++i) {
-      acc.accumulate(a, b, i, bounds.products[i], row_ptr[i + 1] - row_ptr[i]);
+      acc.accumulate(a, b, i, products[i], row_ptr[i + 1] - row_ptr[i]);
       kept[i] = acc.emit(c.col_idx.data() + row_ptr[i], c.values.data() + row_ptr[i]);
     }
   }
@@ -245,18 +111,30 @@ SpgemmResult<T> gustavson(const Csr<T>& a, const Csr<T>& b, const SpgemmOptions&
 
   const detail::StageMarks marks(opts);
   marks.host("symbolic");
-  const RowBounds bounds = row_bounds(a, b, threads);
-  // The one-pass route reserves C's bound (twice with several threads) as address space only; it is
-  // taken while that fits in the memory available now, so that an overcommit-free system can grant it.
-  const std::uint64_t bound_bytes = detail::mul_sat(static_cast<std::uint64_t>(bounds.bound[a.rows]),
-                                                    (threads > 1 ? 2 : 1) * (sizeof(std::int32_t) + sizeof(T)));
+  // The one-pass route reserves a bound of C (twice with several threads: the other threads' arenas)
+  // as address space only; it is taken while that fits in the memory available now, so that an
+  // overcommit-free system can grant it. The bound is all the products, or, when those do not fit,
+  // the tighter sum over rows of min(products, B.cols).
   const auto budget = static_cast<double>(available_memory_bytes()) * tuning::spgemm::kOnePassMemoryShare;
-  const bool copy_all = route == detail::GustavsonRoute::one_pass_copied;
-  const bool one = route == detail::GustavsonRoute::one_pass || copy_all ||
-                   (route == detail::GustavsonRoute::automatic && static_cast<double>(bound_bytes) <= budget);
+  const auto reserved_bytes = [&](std::int64_t entries) {
+    return static_cast<double>(detail::mul_sat(static_cast<std::uint64_t>(entries),
+                                               (threads > 1 ? 2 : 1) * (sizeof(std::int32_t) + sizeof(T))));
+  };
+  std::int64_t bound = detail::product_count(a, b);
+  if (reserved_bytes(bound) > budget) bound = detail::output_bound(a, b, 0, a.rows);
+  const bool one = route == detail::GustavsonRoute::one_pass || route == detail::GustavsonRoute::one_pass_copied ||
+                   route == detail::GustavsonRoute::one_pass_stolen ||
+                   (route == detail::GustavsonRoute::automatic && reserved_bytes(bound) <= budget);
+  const detail::OnePassMode mode = route == detail::GustavsonRoute::one_pass_copied   ? detail::OnePassMode::copied
+                                   : route == detail::GustavsonRoute::one_pass_stolen ? detail::OnePassMode::stolen
+                                                                                      : detail::OnePassMode::direct;
   SpgemmResult<T> r;
-  r.c = one ? one_pass<T, Accumulator>(a, b, bounds, threads, copy_all, marks)
-             : two_pass<T, Accumulator>(a, b, bounds, threads, marks);
+  if (one) {
+    marks.host("numeric");
+    r.c = detail::one_pass<T, Accumulator>(a, b, bound, threads, mode);
+  } else {
+    r.c = two_pass<T, Accumulator>(a, b, threads, marks);
+  }
   marks.end();
   r.detail = std::string(Accumulator<T>::kName) + (one ? ", one pass, " : ", symbolic + numeric, ") +
              std::to_string(threads) + " threads";

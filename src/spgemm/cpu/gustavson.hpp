@@ -1,13 +1,15 @@
 #pragma once
 // CPU Gustavson SpGEMM with its route chosen by the caller (src/spgemm/cpu/csr.cpp), so that the tests
 // cover the two-pass route, which the registered kernels take only when C's bound exceeds memory, and
-// one_pass_copied: the one-pass route with every chunk of rows written into arrays of its own and copied
-// into C, which with several threads happens only to the chunks the other threads than the first win.
+// the one-pass route's rarer paths (one_pass.hpp): one_pass_copied, every chunk of rows written into
+// an arena and appended to C (with several threads, what happens to the chunks the other threads than
+// the first finish); one_pass_stolen, every chunk another thread claims taken over by thread 0 (what
+// happens to the chunk of a thread the OS has descheduled).
 #include "spkit/spgemm.hpp"
 
 namespace spkit::detail {
 
-enum class GustavsonRoute { automatic, one_pass, one_pass_copied, two_pass };
+enum class GustavsonRoute { automatic, one_pass, one_pass_copied, one_pass_stolen, two_pass };
 enum class GustavsonAccumulator { dense, hash };
 
 template <class T>

@@ -1,0 +1,298 @@
+#pragma once
+// The one-pass route of CPU Gustavson SpGEMM (csr.cpp): every row of C computed once, sorted, exact
+// zeros dropped, into arrays reserved at C's bound (address space only; pages are touched as rows are
+// written), in one OpenMP team with no barrier but the team's end.
+//
+// Rows are cut into chunks of about equal work (A's entries plus rows). Thread 0 claims chunks from the
+// front and writes their rows straight into C's arrays, as a single thread would; the other threads
+// claim chunks from the back into arenas of their own (a few large segments each, huge pages asked
+// for). When the claims meet, thread 0 walks the back chunks in order: a finished one is appended to C,
+// one still being computed is taken over (stolen) and computed by thread 0 itself straight into C, and
+// its owner drops it at its next check. So thread 0 never waits for another thread: on a loaded machine
+// a descheduled thread costs at most the team's final join, not a join per stage (docs/perf/spgemm.md).
+// Every row's result depends only on the row (same summation order in every thread), so C is the same
+// bit for bit at any thread count.
+#include <omp.h>
+#include <sys/mman.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <exception>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "platform/huge_pages.hpp"
+#include "spkit/formats/csr.hpp"
+#include "tuning.hpp"
+
+namespace spkit::detail {
+
+// The products of row i of C: the lengths of the rows of B that row i of A reaches.
+template <class T>
+std::int64_t row_products(const Csr<T>& a, const Csr<T>& b, std::int64_t i) {
+  std::int64_t n = 0;
+  for (std::int64_t p = a.row_ptr[i]; p < a.row_ptr[i + 1]; ++p) n += b.row_length(a.col_idx[p]);
+  return n;
+}
+
+// Entries rows [first, last) of C may hold: the sum of min(products, B.cols) (Nagasaka et al.'s upper
+// bound, O(entries of A) with no scratch).
+template <class T>
+std::int64_t output_bound(const Csr<T>& a, const Csr<T>& b, std::int64_t first, std::int64_t last) {
+  std::int64_t bound = 0;
+  for (std::int64_t i = first; i < last; ++i) bound += std::min(row_products(a, b, i), b.cols);
+  return bound;
+}
+
+// All products of A B: at least output_bound(a, b, 0, A.rows), equal to it unless a row has more
+// products than B has columns. One flat loop over A's entries, which the compiler turns into vector
+// gathers: cheaper than the bound's loop over rows, whose rows hold a few entries each.
+template <class T>
+std::int64_t product_count(const Csr<T>& a, const Csr<T>& b) {
+  const std::int32_t* col = a.col_idx.data();
+  const std::int64_t* ptr = b.row_ptr.data();
+  std::int64_t n = 0;
+  for (std::int64_t p = 0, end = a.nnz(); p < end; ++p) n += ptr[col[p] + 1] - ptr[col[p]];
+  return n;
+}
+
+// Appends row i of C to (col, val), which must have room for its bound; returns the entries kept.
+template <class T, class Acc>
+std::int64_t append_row(Acc& acc, const Csr<T>& a, const Csr<T>& b, std::int64_t i, std::vector<std::int32_t>& col,
+                        std::vector<T>& val) {
+  const std::int64_t products = row_products(a, b, i);
+  const std::size_t at = col.size();
+  const std::int64_t distinct = acc.accumulate(a, b, i, products, products);
+  col.resize(at + static_cast<std::size_t>(distinct));
+  val.resize(at + static_cast<std::size_t>(distinct));
+  const std::int64_t kept = acc.emit(col.data() + at, val.data() + at);
+  col.resize(at + static_cast<std::size_t>(kept));
+  val.resize(at + static_cast<std::size_t>(kept));
+  return kept;
+}
+
+// Column and value arrays reserved at `entries` (address space; huge pages asked for when large).
+template <class T>
+void reserve_rows(std::vector<std::int32_t>& col, std::vector<T>& val, std::int64_t entries) {
+  col.reserve(static_cast<std::size_t>(entries));
+  val.reserve(static_cast<std::size_t>(entries));
+  if (entries * static_cast<std::int64_t>(sizeof(T)) >= tuning::spgemm::kHugePageMinBytes) {
+    advise_huge_pages(col.data(), col.capacity() * sizeof(std::int32_t));
+    advise_huge_pages(val.data(), val.capacity() * sizeof(T));
+  }
+}
+
+// Faults in the pages of [p, p + bytes) for writing without changing their contents (fresh pages come
+// zeroed by the kernel, which is most of what a first write to them costs), so that another thread can
+// do it while the writer is busy elsewhere. A hint: where the kernel cannot, the writer faults them.
+inline void populate_for_writing(const void* p, std::size_t bytes) {
+#if defined(MADV_POPULATE_WRITE)
+  const std::uintptr_t page = 4096;
+  const std::uintptr_t b = reinterpret_cast<std::uintptr_t>(p) & ~(page - 1);
+  const std::uintptr_t e = reinterpret_cast<std::uintptr_t>(p) + bytes;
+  if (e > b) ::madvise(reinterpret_cast<void*>(b), e - b, MADV_POPULATE_WRITE);
+#else
+  (void)p;
+  (void)bytes;
+#endif
+}
+
+// How the one-pass route hands chunks out. `copied` and `stolen` exist for the tests: every chunk goes
+// through an arena and is appended (`copied`), or every chunk another thread claims is taken over by
+// thread 0 (`stolen`: the others hold their chunks until thread 0 steals them, as a thread that is
+// never scheduled again would).
+enum class OnePassMode { direct, copied, stolen };
+
+namespace one_pass_detail {
+
+enum : int { kWorking = 0, kDone = 1, kStolen = 2 };
+
+// A chunk of rows computed by a thread other than the first, published to thread 0 through `state`.
+template <class T>
+struct Chunk {
+  std::atomic<int> state{kWorking};
+  const std::int32_t* col = nullptr;  // its rows in the owner's arena, valid once state == kDone
+  const T* val = nullptr;
+  std::int64_t entries = 0;
+  std::vector<std::int64_t> lengths;  // each row's entries
+};
+
+template <class T>
+struct Segment {
+  std::vector<std::int32_t> col;
+  std::vector<T> val;
+  std::int64_t room() const { return static_cast<std::int64_t>(col.capacity() - col.size()); }
+};
+
+// Thread 0 claims chunks from the front, the others from the back, until the claims meet.
+class Claims {
+ public:
+  explicit Claims(int chunks) : back_(chunks) {}
+  int claim(bool from_front) {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    if (front_ == back_) return -1;
+    return from_front ? front_++ : --back_;
+  }
+  int front_chunks() {  // chunks thread 0 claimed, final once claim returned -1
+    const std::lock_guard<std::mutex> lock(mutex_);
+    return front_;
+  }
+
+ private:
+  std::mutex mutex_;
+  int front_ = 0, back_;
+};
+
+// First row of each of `chunks` chunks of about equal work, counted as A's entries plus rows (so that
+// empty rows count too); the last entry is A.rows.
+template <class T>
+std::vector<std::int64_t> chunk_cuts(const Csr<T>& a, int chunks) {
+  const std::int64_t rows = a.rows;
+  const double work = static_cast<double>(a.nnz() + rows);
+  std::vector<std::int64_t> cut(static_cast<std::size_t>(chunks) + 1, rows);
+  for (int k = 0; k < chunks; ++k) {
+    const auto target = static_cast<std::int64_t>(work * k / chunks);
+    std::int64_t lo = 0, hi = rows;  // the first row i with row_ptr[i] + i >= target
+    while (lo < hi) {
+      const std::int64_t mid = lo + (hi - lo) / 2;
+      if (a.row_ptr[mid] + mid < target) lo = mid + 1;
+      else hi = mid;
+    }
+    cut[k] = lo;
+  }
+  return cut;
+}
+
+}  // namespace one_pass_detail
+
+template <class T, template <class> class Accumulator>
+Csr<T> one_pass(const Csr<T>& a, const Csr<T>& b, std::int64_t bound, int threads, OnePassMode mode) {
+  using namespace one_pass_detail;
+  const std::int64_t rows = a.rows;
+  Csr<T> c;
+  c.rows = rows;
+  c.cols = b.cols;
+  c.row_ptr.assign(static_cast<std::size_t>(rows) + 1, 0);
+  reserve_rows(c.col_idx, c.values, bound);
+  // Row lengths land in row_ptr[i + 1]; one prefix at the end makes them offsets.
+  auto write_rows = [&](Accumulator<T>& acc, std::int64_t first, std::int64_t last) {
+    for (std::int64_t i = first; i < last; ++i) c.row_ptr[i + 1] = append_row(acc, a, b, i, c.col_idx, c.values);
+  };
+  if (threads == 1 && mode == OnePassMode::direct) {
+    Accumulator<T> acc(b.cols);
+    write_rows(acc, 0, rows);
+  } else {
+    const int chunks = static_cast<int>(std::min<std::int64_t>(
+        std::max<std::int64_t>(rows, 1), std::int64_t{threads} * tuning::spgemm::kOnePassChunksPerThread));
+    const std::vector<std::int64_t> cut = chunk_cuts(a, chunks);
+    std::vector<Chunk<T>> chunk(static_cast<std::size_t>(chunks));
+    std::vector<std::vector<Segment<T>>> arenas(static_cast<std::size_t>(threads));
+    Claims claims(chunks);
+    // Segments of an arena hold several chunks: a share of C's bound each, so that an arena is a few
+    // large (huge-page) allocations rather than one per chunk.
+    const std::int64_t segment_min = bound / (std::int64_t{threads} * 4) + 1;
+    // Exceptions cannot leave an OpenMP region: the first is kept and rethrown after it. A chunk whose
+    // owner failed stays `working`, so thread 0 computes it.
+    std::exception_ptr failure;
+    std::mutex failure_mutex;
+    std::atomic<bool> failed{false};
+    // While thread 0 appends the other threads' chunks, thread 1 faults in C's pages they will take,
+    // from the last backwards, until it meets thread 0's progress (`appended`, an index into C).
+    std::int32_t* const c_col = c.col_idx.data();  // C's arrays never move: they are reserved at the bound
+    T* const c_val = c.values.data();
+    std::atomic<std::int64_t> back_start{-1}, appended{0};
+    std::atomic<int> split{-1};
+    std::atomic<bool> walked{false};
+    auto populate_back = [&] {
+      while (split.load() < 0 && !walked.load() && !failed.load()) std::this_thread::yield();
+      const int first = split.load();
+      if (first < 0) return;
+      std::int64_t end = back_start.load();
+      for (int k = first; k < chunks && chunk[static_cast<std::size_t>(k)].state.load() == kDone; ++k)
+        end += chunk[static_cast<std::size_t>(k)].entries;
+      const std::int64_t step = tuning::spgemm::kOnePassPopulateBytes / static_cast<std::int64_t>(sizeof(T));
+      for (std::int64_t hi = end; hi > back_start.load() && !walked.load();) {
+        const std::int64_t lo = std::max(hi - step, back_start.load());
+        if (lo <= appended.load()) break;
+        populate_for_writing(c_col + lo, static_cast<std::size_t>(hi - lo) * sizeof(std::int32_t));
+        populate_for_writing(c_val + lo, static_cast<std::size_t>(hi - lo) * sizeof(T));
+        hi = lo;
+      }
+    };
+    // A chunk claimed by a thread other than the first (or, `copied`, by any), into its arena.
+    auto write_chunk = [&](Accumulator<T>& acc, int k, std::vector<Segment<T>>& arena, bool hold) {
+      Chunk<T>& ch = chunk[static_cast<std::size_t>(k)];
+      const std::int64_t need = output_bound(a, b, cut[k], cut[k + 1]);
+      if (arena.empty() || arena.back().room() < need) {
+        arena.emplace_back();
+        reserve_rows(arena.back().col, arena.back().val, std::max(need, segment_min));
+      }
+      Segment<T>& s = arena.back();
+      const std::size_t at = s.col.size();
+      ch.lengths.resize(static_cast<std::size_t>(cut[k + 1] - cut[k]));
+      bool stolen = false;
+      for (std::int64_t i = cut[k]; i < cut[k + 1] && !stolen; ++i) {
+        ch.lengths[i - cut[k]] = append_row(acc, a, b, i, s.col, s.val);
+        stolen = (i - cut[k]) % tuning::spgemm::kOnePassStealCheckRows == 0 &&
+                 ch.state.load(std::memory_order_relaxed) == kStolen;
+      }
+      if (!stolen) {
+        ch.col = s.col.data() + at;
+        ch.val = s.val.data() + at;
+        ch.entries = static_cast<std::int64_t>(s.col.size() - at);
+        while (hold && ch.state.load(std::memory_order_acquire) != kStolen && !failed.load()) std::this_thread::yield();
+        int working = kWorking;
+        stolen = !ch.state.compare_exchange_strong(working, kDone, std::memory_order_acq_rel);
+      }
+      if (stolen) {  // thread 0 computes these rows itself: drop them
+        s.col.resize(at);
+        s.val.resize(at);
+      }
+    };
+#pragma omp parallel num_threads(threads)
+    {
+      const int t = omp_get_thread_num();
+      try {
+        const bool front = t == 0 && mode != OnePassMode::copied;
+        Accumulator<T> acc(b.cols);
+        for (int k; (k = claims.claim(front)) >= 0;) {
+          if (front) write_rows(acc, cut[k], cut[k + 1]);
+          else write_chunk(acc, k, arenas[static_cast<std::size_t>(t)], mode == OnePassMode::stolen && t != 0);
+        }
+        if (t == 1) populate_back();
+        if (t == 0) {
+          // The claims have met: walk the other threads' chunks in order, appending or taking over.
+          back_start = static_cast<std::int64_t>(c.col_idx.size());
+          appended = back_start.load();
+          split = claims.front_chunks();
+          for (int k = split.load(); k < chunks; ++k) {
+            Chunk<T>& ch = chunk[static_cast<std::size_t>(k)];
+            int working = kWorking;
+            if (ch.state.compare_exchange_strong(working, kStolen, std::memory_order_acq_rel)) {
+              write_rows(acc, cut[k], cut[k + 1]);
+              continue;
+            }
+            c.col_idx.insert(c.col_idx.end(), ch.col, ch.col + ch.entries);
+            c.values.insert(c.values.end(), ch.val, ch.val + ch.entries);
+            std::copy(ch.lengths.begin(), ch.lengths.end(), c.row_ptr.begin() + cut[k] + 1);
+            appended = static_cast<std::int64_t>(c.col_idx.size());
+          }
+          walked = true;
+        }
+      } catch (...) {
+        const std::lock_guard<std::mutex> lock(failure_mutex);
+        if (!failure) failure = std::current_exception();
+        failed = true;
+        if (t == 0) walked = true;
+      }
+    }
+    if (failure) std::rethrow_exception(failure);
+  }
+  for (std::int64_t i = 0; i < rows; ++i) c.row_ptr[i + 1] += c.row_ptr[i];
+  return c;
+}
+
+}  // namespace spkit::detail
