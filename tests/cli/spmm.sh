@@ -9,6 +9,12 @@ TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
+# `spkit kernels` lists the SpMM registry in its own section.
+listing=$("$SPKIT" kernels)
+section=$(sed -n '/^SpMM kernels/,$p' <<<"$listing")
+grep -q '^cpu.csr.spmm_rowmajor ' <<<"$section" || fail "spkit kernels has no SpMM section with cpu.csr.spmm_rowmajor"
+grep -q '^cpu.csr.spmm_colmajor ' <<<"$section" || fail "the SpMM section lacks cpu.csr.spmm_colmajor"
+
 # 7 x 5 (rectangular, not a multiple of anything) with an empty row (row 3).
 cat > "$TMP/a.mtx" <<'MTX'
 %%MatrixMarket matrix coordinate real general
