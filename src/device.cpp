@@ -3,6 +3,12 @@
 #include "spkit/device.hpp"
 #include "spkit/error.hpp"
 
+namespace spkit {
+const char* no_gpu_reason() {
+  return cuda_compiled() ? "no CUDA device on this machine" : "this spkit was built without CUDA";
+}
+}  // namespace spkit
+
 #ifndef SPKIT_HAVE_CUDA
 namespace spkit {
 bool cuda_compiled() { return false; }

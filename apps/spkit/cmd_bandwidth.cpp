@@ -66,7 +66,7 @@ void run_bandwidth(const BandwidthArgs& args) {
 
   if (want_gpu) {
     if (gpu_count() == 0) {
-      const char* why = cuda_compiled() ? "no CUDA device on this machine" : "this spkit was built without CUDA";
+      const char* why = no_gpu_reason();
       // Asked for the GPU alone: an error (exit 1). As part of "all": a line saying why it is missing.
       if (args.device == "gpu") throw Error(std::string("no GPU bandwidth: ") + why);
       if (args.json)

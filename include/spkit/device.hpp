@@ -17,6 +17,8 @@ struct GpuInfo {
 
 bool cuda_compiled();        // this build contains the CUDA kernels
 int gpu_count();             // usable CUDA devices (0 without CUDA or without a device/driver)
+// Why CUDA kernels cannot run when gpu_count() is 0: no device, or a build without CUDA (one line).
+const char* no_gpu_reason();
 GpuInfo gpu_info(int device = 0);  // throws spkit::Error when there is no such device
 
 // Device memory bandwidth over buffers far larger than L2, counting bytes read plus bytes written:

@@ -109,7 +109,7 @@ SpmvResult run_cell(const Csr<double>& a, const Csr<T>& a_t, const std::vector<T
 
   if (k.backend == Backend::cuda && gpu_count() == 0) {
     r.status = "skipped";
-    r.note = cuda_compiled() ? "no CUDA device on this machine" : "this spkit was built without CUDA";
+    r.note = no_gpu_reason();
     return r;
   }
 

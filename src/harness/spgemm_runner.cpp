@@ -123,7 +123,7 @@ SpgemmRow run_one(const SpgemmKernelInfo& k, const Csr<T>& a, const Csr<T>& b, s
   SpgemmRow r = row_of<T>(k, products, opts);
   if (k.backend == Backend::cuda && gpu_count() == 0) {
     r.status = "skipped";
-    r.note = cuda_compiled() ? "no CUDA device on this machine" : "this spkit was built without CUDA";
+    r.note = no_gpu_reason();
     return r;
   }
   if (!k.fn<T>()) {
