@@ -456,5 +456,11 @@ inline constexpr double kSpmmCudaWarpRowMeans = 4.0;
 // warp already walks 32 chunks of 32 entries; the regular families (lap3d, fem, road, random) have no
 // such row; powerlaw at 16M non-zeros has 1332. Not swept.
 inline constexpr std::int64_t kSpmmCudaLongRowNnz = 1024;
+// cuda.csr.spmm_rowmajor / spmm_colmajor: rows over kSpmmCudaLongRowNnz are cut into equal chunks of at most
+// this many entries, a block each, their sums added in chunk order. One block per whole row held the product
+// for the longest hub (powerlaw at 16M non-zeros: 45,254 entries, ~5,700 dependent loads of X per warp). At
+// 2048 each of a block's 8 warps walks 8 pieces of 32 entries (k >= 64) and powerlaw's 6.5M hub entries make
+// ~3,200 blocks, about 24 per SM of an H100. Not swept.
+inline constexpr std::int64_t kSpmmCudaRowChunkNnz = 2048;
 
 }  // namespace spkit::tuning

@@ -28,10 +28,11 @@ const std::vector<NamedMatrix>& matrices() {
     for (auto& f : family_matrices()) out.push_back(std::move(f));
     // Short rows, rows far over the mean and rows past a thousand entries in one matrix: the GPU kernels
     // give each kind its own launch (groups, a warp per row, a block per row), all of which must meet.
+    // Rows of 1500 (one block), 2600 and 8500 (cut into chunks whose sums meet in a second kernel).
     std::vector<std::int64_t> len(700);
     for (std::size_t i = 0; i < len.size(); ++i) len[i] = i % 50 == 7 ? 90 + static_cast<std::int64_t>(i % 170) : i % 6;
-    len[333] = 1500, len[334] = 2600;
-    out.push_back({"binned_rows_700x3000", random_rows(700, 3000, len, 77)});
+    len[333] = 1500, len[334] = 2600, len[335] = 8500;
+    out.push_back({"binned_rows_700x9000", random_rows(700, 9000, len, 77)});
     return out;
   }();
   return m;

@@ -34,7 +34,7 @@ void register_cuda_csr_rowmajor_spmm(SpmmRegistry& reg) {
   k.backend = Backend::cuda;
   k.col_major = false;
   k.description = "CSR SpMM, row-major X/Y: row splitting after Yang, Buluç and Owens (2018): A's row loaded "
-                  "coalesced and shuffle-broadcast, lanes over k columns in 16-byte vectors, a block per long row";
+                  "coalesced and shuffle-broadcast, lanes over k columns in 16-byte vectors, long rows cut into chunks of a block each";
   add_spmm_kernel<CsrSpmmRowMajorPlan>(reg, std::move(k));
 }
 

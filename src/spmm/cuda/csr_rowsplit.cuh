@@ -13,8 +13,9 @@
 // length) and are summed with shuffles at the end. Each entry of Y is written once, with alpha and beta.
 // Rows of unequal length hold a warp as long as its longest, so rows are binned at plan time: rows over
 // tuning::kSpmmCudaWarpRowMeans times the mean (at least 32 entries) take a whole warp (GN = 32 / GC) from
-// a list, and rows over tuning::kSpmmCudaLongRowNnz (power-law hubs) a block of 256 threads each, whose
-// groups take interleaved chunks and meet in shared memory.
+// a list, and rows over tuning::kSpmmCudaLongRowNnz (power-law hubs) are cut into chunks of at most
+// tuning::kSpmmCudaRowChunkNnz entries, a block of 256 threads each, whose groups take interleaved pieces and
+// meet in shared memory; the chunk sums of one row are added in chunk order by a second kernel.
 #include <algorithm>
 #include <cstdint>
 #include <string>
@@ -69,6 +70,15 @@ __device__ __forceinline__ unsigned group_mask() {
   else return ((1u << L) - 1u) << ((threadIdx.x % 32) / L * L);
 }
 
+// Entries of a chunk whose loads of X one group issues together: the loads of a batch are unconditional (an
+// entry past the row's end reads the chunk's first row of X again, from L1, and adds nothing), so each lane
+// keeps a batch of X's rows in flight instead of one; fewer when wide per-lane tiles need the registers.
+template <int GC, int V, int CPL>
+constexpr int batch_entries() {
+  constexpr int b = CPL * V <= 4 ? 8 : 4;
+  return GC < b ? GC : b;
+}
+
 // A group's partial sums over entries [start, end) of one row, taken in chunks of L at start, start +
 // stride, ...; lane = n * GC + c. On return the lanes with n == 0 hold the sums over all GN sub-groups
 // for columns col0 + t * GC * V + (0..V-1), t < CPL.
@@ -77,20 +87,25 @@ __device__ __forceinline__ void accumulate(std::int64_t start, std::int64_t end,
                                            unsigned mask, std::int64_t col0, std::int64_t k,
                                            const std::int32_t* __restrict__ col, const T* __restrict__ val,
                                            const T* __restrict__ x, std::int64_t ldx, T (&acc)[CPL][V]) {
-  constexpr int L = GC * GN;
+  constexpr int L = GC * GN, U = batch_entries<GC, V, CPL>();
   const int n = lane / GC;
   for (std::int64_t base = start; base < end; base += stride) {
     const std::int64_t p = base + lane;
     const bool have = p < end;
-    const std::int32_t my_col = have ? __ldg(col + p) : 0;
+    std::int32_t my_col = have ? __ldg(col + p) : 0;
     const T my_val = have ? __ldg(val + p) : T(0);
+    const std::int32_t first = __shfl_sync(mask, my_col, 0, L);  // lane 0 always holds an entry
+    if (!have) my_col = first;
+    const std::int64_t rem = end - base;  // entries in this chunk (may exceed L): the same for the whole group
 #pragma unroll
-    for (int j = 0; j < GC; ++j) {
-      if (base + j * GN >= end) break;  // the same for the whole group: short rows skip the empty shuffles
-      const int src = j * GN + n;
-      const std::int32_t cj = __shfl_sync(mask, my_col, src, L);
-      const T vj = __shfl_sync(mask, my_val, src, L);
-      if (base + src < end) {
+    for (int j0 = 0; j0 < GC; j0 += U) {
+      if (j0 * GN >= rem) break;  // short rows skip the empty batches
+#pragma unroll
+      for (int u = 0; u < U; ++u) {
+        const int src = (j0 + u) * GN + n;
+        const std::int32_t cj = __shfl_sync(mask, my_col, src, L);
+        const T vj = __shfl_sync(mask, my_val, src, L);
+        const bool real = src < rem;
         const T* xr = x + static_cast<std::int64_t>(cj) * ldx + col0;
 #pragma unroll
         for (int t = 0; t < CPL; ++t) {
@@ -98,7 +113,7 @@ __device__ __forceinline__ void accumulate(std::int64_t start, std::int64_t end,
           T xv[V];
           load_vec<V>(xr + t * GC * V, xv);
 #pragma unroll
-          for (int v = 0; v < V; ++v) acc[t][v] += vj * xv[v];
+          for (int v = 0; v < V; ++v) acc[t][v] = real ? acc[t][v] + vj * xv[v] : acc[t][v];  // 0 * inf stays out
         }
       }
     }
@@ -160,17 +175,19 @@ __global__ void __launch_bounds__(kBlock)
   }
 }
 
-// One block per long row (row indices in long_rows): its kBlock / L groups take interleaved chunks of L
-// entries, then sum their partial rows in shared memory; each entry of Y written once.
+// One block per chunk of a long row (chunks: row, first entry, end, slot per chunk): its kBlock / L groups take
+// interleaved pieces of L entries, then sum their partial rows in shared memory. A row of one chunk writes Y
+// (each entry once); the chunks of a longer row write their sums to partial[slot][0..k), added in chunk
+// order by csr_spmm_chunk_sums_kernel (the same sums on every run).
 template <int GC, int GN, int V, int CPL, bool COL_Y, class T>
 __global__ void __launch_bounds__(kBlock)
-    csr_spmm_long_rows_kernel(const std::int64_t* __restrict__ long_rows, std::int64_t k,
-                              const std::int64_t* __restrict__ ptr, const std::int32_t* __restrict__ col,
-                              const T* __restrict__ val, const T* __restrict__ x, std::int64_t ldx, T alpha, T beta,
-                              T* __restrict__ y, std::int64_t ldy) {
+    csr_spmm_chunks_kernel(const std::int64_t* __restrict__ chunks, std::int64_t k, const std::int32_t* __restrict__ col,
+                           const T* __restrict__ val, const T* __restrict__ x, std::int64_t ldx, T alpha, T beta,
+                           T* __restrict__ y, std::int64_t ldy, T* __restrict__ partial) {
   constexpr int L = GC * GN, G = kBlock / L, W = GC * V * CPL;
-  __shared__ T partial[G][W];  // at most 256 x V x CPL elements: 16 KiB
-  const std::int64_t row = long_rows[blockIdx.x];
+  __shared__ T sums[G][W];  // at most 256 x V x CPL elements: 16 KiB
+  const std::int64_t* chunk = chunks + 4 * static_cast<std::int64_t>(blockIdx.x);
+  const std::int64_t row = chunk[0], begin = chunk[1], end = chunk[2], slot = chunk[3];
   const int group = static_cast<int>(threadIdx.x / L), lane = static_cast<int>(threadIdx.x % L);
   const std::int64_t tile0 = static_cast<std::int64_t>(blockIdx.y) * W;
   T acc[CPL][V];
@@ -178,22 +195,68 @@ __global__ void __launch_bounds__(kBlock)
   for (int t = 0; t < CPL; ++t)
 #pragma unroll
     for (int v = 0; v < V; ++v) acc[t][v] = T(0);
-  accumulate<GC, GN, V, CPL>(ptr[row] + static_cast<std::int64_t>(group) * L, ptr[row + 1],
-                             static_cast<std::int64_t>(G) * L, lane, group_mask<L>(), tile0 + (lane % GC) * V, k,
-                             col, val, x, ldx, acc);
+  accumulate<GC, GN, V, CPL>(begin + static_cast<std::int64_t>(group) * L, end, static_cast<std::int64_t>(G) * L,
+                             lane, group_mask<L>(), tile0 + (lane % GC) * V, k, col, val, x, ldx, acc);
   if (lane < GC)
 #pragma unroll
     for (int t = 0; t < CPL; ++t)
 #pragma unroll
-      for (int v = 0; v < V; ++v) partial[group][t * GC * V + lane * V + v] = acc[t][v];
+      for (int v = 0; v < V; ++v) sums[group][t * GC * V + lane * V + v] = acc[t][v];
   __syncthreads();
   for (int w = static_cast<int>(threadIdx.x); w < W; w += kBlock) {
     if (tile0 + w >= k) break;
     T sum = T(0);
-    for (int g = 0; g < G; ++g) sum += partial[g][w];
+    for (int g = 0; g < G; ++g) sum += sums[g][w];
+    if (slot >= 0) {
+      partial[slot * k + tile0 + w] = sum;
+      continue;
+    }
     T* yp = COL_Y ? y + (tile0 + w) * ldy + row : y + row * ldy + tile0 + w;
     *yp = beta == T(0) ? alpha * sum : alpha * sum + beta * *yp;
   }
+}
+
+// One thread per (split row, column): the row's chunk sums added in chunk order, then Y written once.
+// splits: row, first slot, slot count per row.
+template <bool COL_Y, class T>
+__global__ void __launch_bounds__(kBlock)
+    csr_spmm_chunk_sums_kernel(std::int64_t split_rows, const std::int64_t* __restrict__ splits, std::int64_t k,
+                               const T* __restrict__ partial, T alpha, T beta, T* __restrict__ y, std::int64_t ldy) {
+  const std::int64_t t = static_cast<std::int64_t>(blockIdx.x) * kBlock + threadIdx.x;
+  if (t >= split_rows * k) return;
+  const std::int64_t* s = splits + 3 * (t / k);
+  const std::int64_t c = t % k, row = s[0];
+  T sum = T(0);
+  for (std::int64_t slot = s[1]; slot < s[1] + s[2]; ++slot) sum += partial[slot * k + c];
+  T* yp = COL_Y ? y + c * ldy + row : y + row * ldy + c;
+  *yp = beta == T(0) ? alpha * sum : alpha * sum + beta * *yp;
+}
+
+// The rows over tuning::kSpmmCudaLongRowNnz, cut into chunks of at most tuning::kSpmmCudaRowChunkNnz entries
+// (equal parts of a row), a block each: a power-law hub of 45,000 entries held one block, and the whole
+// product waited for it (4.5 ms against cuSPARSE's 2.9 at k = 64 on an H200).
+struct RowChunks {
+  std::int64_t count = 0, split_rows = 0, slots = 0;
+  DeviceBuffer<std::int64_t> chunks, splits;  // 4 per chunk (row, begin, end, slot or -1), 3 per split row
+};
+template <class T>
+RowChunks chunk_long_rows(const Csr<T>& a) {
+  RowChunks r;
+  std::vector<std::int64_t> chunks, splits;
+  for (std::int64_t i = 0; i < a.rows; ++i) {
+    const std::int64_t begin = a.row_ptr[i], len = a.row_ptr[i + 1] - begin;
+    if (len <= tuning::kSpmmCudaLongRowNnz) continue;
+    const std::int64_t parts = (len + tuning::kSpmmCudaRowChunkNnz - 1) / tuning::kSpmmCudaRowChunkNnz;
+    if (parts > 1) splits.insert(splits.end(), {i, r.slots, parts});
+    for (std::int64_t c = 0; c < parts; ++c)
+      chunks.insert(chunks.end(), {i, begin + len * c / parts, begin + len * (c + 1) / parts, parts > 1 ? r.slots + c : -1});
+    if (parts > 1) r.slots += parts;
+  }
+  r.count = static_cast<std::int64_t>(chunks.size() / 4);
+  r.split_rows = static_cast<std::int64_t>(splits.size() / 3);
+  if (r.count) r.chunks = DeviceBuffer<std::int64_t>(chunks, "SpMM long-row chunks");
+  if (r.split_rows) r.splits = DeviceBuffer<std::int64_t>(splits, "SpMM split rows");
+  return r;
 }
 
 // A launch shape: GC lanes over columns, GN sub-groups over entries, vectors of V, CPL vectors per lane.
@@ -279,6 +342,8 @@ class RowSplitSchedule {
       throw TooLarge(std::string(name) + ": k = " + std::to_string(k) + " needs more than 65535 column tiles", 0);
     // The lists serve both shapes, whose groups differ only in vector width.
     bins_ = bin_rows(a, std::min(vector_.gc * vector_.gn, scalar_.gc * scalar_.gn) < 32);
+    chunks_ = chunk_long_rows(a);
+    if (chunks_.slots > 0) partial_ = DeviceBuffer<T>(static_cast<std::size_t>(chunks_.slots * k), "SpMM chunk sums");
   }
 
   // Y = alpha A X + beta Y for the rows x k operands: X row-major (ldx), Y row-major (ldy) or, with
@@ -303,11 +368,16 @@ class RowSplitSchedule {
     };
     const auto blocks = [&](auto c) {
       using C = decltype(c);
-      if (bins_.long_count == 0) return;
-      const dim3 grid(static_cast<unsigned>(bins_.long_count), static_cast<unsigned>(shape.tiles));
-      csr_spmm_long_rows_kernel<C::gc, C::gn, C::v, C::cpl, COL_Y, T>
-          <<<grid, kBlock, 0, stream>>>(bins_.long_rows.get(), k, ptr, col, val, x, ldx, alpha, beta, y, ldy);
-      SPKIT_LAUNCH_CHECK("csr_spmm_long_rows_kernel");
+      if (chunks_.count == 0) return;
+      const dim3 grid(static_cast<unsigned>(chunks_.count), static_cast<unsigned>(shape.tiles));
+      csr_spmm_chunks_kernel<C::gc, C::gn, C::v, C::cpl, COL_Y, T><<<grid, kBlock, 0, stream>>>(
+          chunks_.chunks.get(), k, col, val, x, ldx, alpha, beta, y, ldy, partial_.get());
+      SPKIT_LAUNCH_CHECK("csr_spmm_chunks_kernel");
+      if (chunks_.split_rows == 0) return;
+      const std::int64_t sums = blocks_for(chunks_.split_rows * k, kBlock, props);
+      csr_spmm_chunk_sums_kernel<COL_Y, T><<<static_cast<unsigned>(sums), kBlock, 0, stream>>>(
+          chunks_.split_rows, chunks_.splits.get(), k, partial_.get(), alpha, beta, y, ldy);
+      SPKIT_LAUNCH_CHECK("csr_spmm_chunk_sums_kernel");
     };
     const auto all = [&](auto c) {
       groups(c, rows, nullptr, bins_.warp_row_nnz);
@@ -327,12 +397,15 @@ class RowSplitSchedule {
     const Shape& v = vector_;
     return std::to_string(v.gc) + "x" + std::to_string(v.gn) + " lanes per row, " + std::to_string(v.v) +
            "-wide vectors x " + std::to_string(v.cpl) + " per lane, " + std::to_string(v.tiles) + " column tile(s), " +
-           describe(bins_);
+           describe(bins_) + ", cut into " + std::to_string(chunks_.count) + " chunks of at most " +
+           std::to_string(tuning::kSpmmCudaRowChunkNnz) + " entries";
   }
 
  private:
   Shape vector_, scalar_;  // the launch shape with 16-byte vectors (when k allows) and without
   RowBins bins_;
+  RowChunks chunks_;
+  DeviceBuffer<T> partial_;  // chunks_.slots x k sums of the split rows' chunks: one product at a time per plan
 };
 
 }  // namespace

@@ -20,6 +20,9 @@ namespace {
 template <class T>
 constexpr cudaDataType spmm_data_type() { return sizeof(T) == 4 ? CUDA_R_32F : CUDA_R_64F; }
 
+// CSR_ALG3's vector width in bytes (its X and Y accesses).
+constexpr std::int64_t kCsrAlg3VectorBytes = 16;
+
 template <class T, cusparseSpMMAlg_t Alg>
 class CusparseSpmmPlan final : public CudaSpmmPlanBase<T> {
  public:
@@ -76,15 +79,14 @@ class CusparseSpmmPlan final : public CudaSpmmPlanBase<T> {
   // misaligned accesses (compute-sanitizer), so they are refused rather than run.
   static void require_vector_alignment(std::int64_t ldx, std::int64_t ldy, const void* x, const void* y) {
     if constexpr (Alg == CUSPARSE_SPMM_CSR_ALG3) {
-      const auto aligned = [](std::int64_t ld) { return (ld * static_cast<std::int64_t>(sizeof(T))) % kAlg3Bytes == 0; };
-      const auto at = [](const void* p) { return reinterpret_cast<std::uintptr_t>(p) % kAlg3Bytes == 0; };
+      const auto aligned = [](std::int64_t ld) { return (ld * static_cast<std::int64_t>(sizeof(T))) % kCsrAlg3VectorBytes == 0; };
+      const auto at = [](const void* p) { return reinterpret_cast<std::uintptr_t>(p) % kCsrAlg3VectorBytes == 0; };
       if (!aligned(ldx) || !aligned(ldy) || !at(x) || !at(y))
         throw NotApplicable("cuSPARSE CSR_ALG3 reads 16-byte vectors: leading dimensions of X and Y (" +
                             std::to_string(ldx) + ", " + std::to_string(ldy) + " elements of " +
                             std::to_string(sizeof(T)) + " bytes) and their addresses must be multiples of 16 bytes");
     }
   }
-  static constexpr std::int64_t kAlg3Bytes = 16;
 
   // Dense descriptors for (ldx, ldy), workspace and preprocess, on `stream` (null: the default stream).
   void prepare(T* x, std::int64_t ldx, T* y, std::int64_t ldy, cudaStream_t stream) {

@@ -1,0 +1,50 @@
+// The row-split CUDA SpMM kernels on rows that are cut into chunks (a block each, their sums added in chunk
+// order by a second kernel): hub rows of one, two and many chunks beside short rows, every k class (narrow
+// groups, a warp per row, several column passes), both layouts, α/β. Small enough for compute-sanitizer
+// racecheck (the chunks meet in shared memory). Skips without a GPU.
+#include <gtest/gtest.h>
+
+#include <vector>
+
+#include "common/test_matrices.hpp"
+#include "spkit/device.hpp"
+#include "spkit/spmm.hpp"
+#include "spmm/spmm_check.hpp"
+#include "tuning.hpp"
+
+namespace spkit::test {
+namespace {
+
+Csr<double> hub_rows() {
+  const std::int64_t chunk = tuning::kSpmmCudaRowChunkNnz, cols = 5 * chunk + 77;
+  std::vector<std::int64_t> len(300);
+  for (std::size_t i = 0; i < len.size(); ++i) len[i] = static_cast<std::int64_t>(i % 9);
+  len[3] = tuning::kSpmmCudaLongRowNnz + 1;  // one chunk, written straight into Y
+  len[100] = chunk + 1;                      // two chunks
+  len[101] = 4 * chunk + 333;                // five chunks
+  len[299] = cols;                           // a full row, the last one
+  return random_rows(static_cast<std::int64_t>(len.size()), cols, len, 2024);
+}
+
+TEST(CudaSpmmRowSplit, HubRowsCutIntoChunksMatchTheReference) {
+  if (gpu_count() == 0) GTEST_SKIP() << "no CUDA device on this machine: " << no_gpu_reason();
+  const Csr<double> a64 = hub_rows();
+  const Csr<float> a32 = csr_cast<float>(a64);
+  for (const char* name : {"cuda.csr.spmm_rowmajor", "cuda.csr.spmm_colmajor"}) {
+    const SpmmKernelInfo* info = spmm_registry().find(name);
+    ASSERT_NE(info, nullptr) << name;
+    const DenseLayout layout = info->handles(DenseLayout::row_major) ? DenseLayout::row_major : DenseLayout::col_major;
+    for (std::int64_t k : {4, 16, 64, 136}) {
+      SCOPED_TRACE(std::string(name) + ", k " + std::to_string(k));
+      const SpmmShape shape{k, layout};
+      auto p64 = info->factory<double>()(a64, shape, PlanOptions{});
+      check_product<double>(*p64, a64, shape, 1.0, 0.0, info->ld_multiple_bytes, true);
+      check_product<double>(*p64, a64, shape, -0.5, 0.75, info->ld_multiple_bytes);
+      auto p32 = info->factory<float>()(a32, shape, PlanOptions{});
+      check_product<float>(*p32, a32, shape, 2.0f, -1.0f, info->ld_multiple_bytes, true);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace spkit::test
