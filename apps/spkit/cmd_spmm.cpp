@@ -1,6 +1,6 @@
 // spkit spmm FILE [--k 1,4,16,64] [--layout row,col] [--kernel NAME|GLOB|all|auto] [--device cpu|gpu|all]
 //                 [--precision float|double|both|LIST] [--threads N[,N...]] [--reps R] [--warmup W] [--seed S]
-//                 [--json] [--quiet]
+//                 [--ordering none|auto|rcm|hubsort|community] [--expected-products N] [--json] [--quiet]
 // Y = A X for a block of k random columns: one row per kernel x precision x layout x k x threads with
 // timing, GFLOPS (2 nnz k / time), GB/s and bytes per column, the speedup over k SpMVs with spkit's own
 // SpMV pick, and validation against the double reference. Exit code 2 when any kernel FAILED validation.
@@ -36,6 +36,8 @@ struct SpmmArgs {
   int reps = 30;
   int warmup = 3;
   std::uint64_t seed = 1;
+  std::string ordering = "none";
+  std::int64_t expected_products = 1000000;
   bool json = false;
   bool quiet = false;
 };
@@ -102,6 +104,8 @@ int run_spmm_command(const SpmmArgs& args) {
   opts.timing.reps = args.reps;
   opts.timing.warmup = args.warmup;
   opts.seed = args.seed;
+  opts.ordering = args.ordering;
+  opts.expected_products = args.expected_products;
   if (!args.quiet)
     opts.on_cell = [](const SpmmKernelInfo& k, Precision p, const SpmmShape& s, int threads, std::size_t index,
                       std::size_t total) {
@@ -158,6 +162,16 @@ void add_spmm_command(CLI::App& app) {
   cmd->add_option("--reps", args->reps, "timed runs")->check(CLI::PositiveNumber)->capture_default_str();
   cmd->add_option("--warmup", args->warmup, "untimed runs first")->check(CLI::NonNegativeNumber)->capture_default_str();
   cmd->add_option("--seed", args->seed, "seed of the random X")->capture_default_str();
+  cmd->add_option("--ordering", args->ordering,
+                  "auto rows: none times auto's SpMM kernel on A as given; auto, rcm, hubsort or community time "
+                  "spkit::Plan's block apply (row-major), which renumbers as told (auto: as it decides for "
+                  "--expected-products) and gathers X's rows and scatters Y's in every timed product")
+      ->check(CLI::IsMember({"none", "auto", "rcm", "hubsort", "community"}))
+      ->capture_default_str();
+  cmd->add_option("--expected-products", args->expected_products,
+                  "products a Plan expects (--ordering auto weighs the renumbering's cost against them)")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
   cmd->add_flag("--json", args->json, "JSON array of rows instead of a table");
   cmd->add_flag("--quiet", args->quiet, "no progress lines on stderr");
   cmd->callback([args] { exit_on_failure(run_spmm_command(*args)); });

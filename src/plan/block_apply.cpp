@@ -6,12 +6,14 @@
 #include <utility>
 
 #include "spkit/error.hpp"
+#include "spkit/reorder.hpp"
 #include "spkit/stats.hpp"
 
 namespace spkit::plan_detail {
 
 template <class T>
-BlockApply<T>::BlockApply(const Csr<T>& a, Backend backend, int threads, int device) : a_(a), backend_(backend) {
+BlockApply<T>::BlockApply(const Csr<T>& a, Backend backend, int threads, int device, RenumberedPlan<T>* renumbered)
+    : a_(a), renumbered_(renumbered), backend_(backend) {
   options_.threads = threads;
   options_.device = device;
 }
@@ -28,6 +30,10 @@ typename BlockApply<T>::Kept& BlockApply<T>::plan_for(std::int64_t k) {
   if (hit != kept_.end()) {
     std::rotate(kept_.begin(), hit, hit + 1);  // most recent first
     return kept_.front();
+  }
+  if (renumbered_ && !a_renumbered_) {
+    a_ = permute_symmetric(a_, Permutation::from_old_of_new(renumbered_->old_of_new()));
+    a_renumbered_ = true;
   }
   const SpmmShape shape{k, DenseLayout::row_major};
   // The SpMM rules read the shape and the mean row length only (src/spmm/select.cpp).
@@ -49,12 +55,37 @@ template <class T>
 void BlockApply<T>::run(const T* x, std::int64_t ldx, T* y, std::int64_t ldy, std::int64_t k, T alpha, T beta,
                         Stream stream, bool device_pointers) {
   SpmmPlan<T>& plan = *plan_for(k).plan;
-  if (backend_ == Backend::cpu || device_pointers) return plan.run(alpha, x, ldx, beta, y, ldy, stream);
+  if (backend_ == Backend::cpu || device_pointers) return run_here(plan, x, ldx, y, ldy, k, alpha, beta, stream);
 #ifdef SPKIT_HAVE_CUDA
   run_from_host(plan, x, ldx, y, ldy, k, alpha, beta, stream);
 #else
   throw DeviceError("Plan::apply", "this build of spkit has no CUDA support");
 #endif
+}
+
+template <class T>
+void BlockApply<T>::run_here(SpmmPlan<T>& plan, const T* x, std::int64_t ldx, T* y, std::int64_t ldy, std::int64_t k,
+                             T alpha, T beta, Stream stream) {
+  if (!renumbered_) return plan.run(alpha, x, ldx, beta, y, ldy, stream);
+  const std::size_t n = static_cast<std::size_t>(a_.rows * k);  // square: rows == cols
+  T *xp = nullptr, *yp = nullptr;
+  if (backend_ == Backend::cpu) {
+    if (host_xp_.size() < n) host_xp_.resize(n), host_yp_.resize(n);
+    xp = host_xp_.data(), yp = host_yp_.data();
+  } else {
+#ifdef SPKIT_HAVE_CUDA
+    if (dp_bytes_ < n * sizeof(T)) {
+      plan_device::select_device(options_.device);
+      dxp_ = plan_device::DeviceArray(n * sizeof(T), "block apply X in the plan's numbering");
+      dyp_ = plan_device::DeviceArray(n * sizeof(T), "block apply Y in the plan's numbering");
+      dp_bytes_ = n * sizeof(T);
+    }
+    xp = dxp_.as<T>(), yp = dyp_.as<T>();
+#endif
+  }
+  renumbered_->gather_rows(x, ldx, k, xp, stream);
+  plan.run(alpha, xp, k, T(0), yp, k, stream);
+  renumbered_->scatter_rows(yp, k, beta, y, ldy, stream);
 }
 
 #ifdef SPKIT_HAVE_CUDA
@@ -92,7 +123,7 @@ void BlockApply<T>::run_from_host(SpmmPlan<T>& plan, const T* x, std::int64_t ld
   };
   up(dx_.as<T>(), x, a_.cols, ldx, xb);
   if (beta != T(0)) up(dy_.as<T>(), y, a_.rows, ldy, yb);
-  plan.run(alpha, dx_.as<T>(), k, beta, dy_.as<T>(), k, stream);
+  run_here(plan, dx_.as<T>(), k, dy_.as<T>(), k, k, alpha, beta, stream);
   if (ldy == k) {
     plan_device::download(y, dy_.as<T>(), yb, stream);
     plan_device::synchronize(stream);

@@ -1,6 +1,7 @@
 // The CPU side of the permuted plan (src/plan/permuted_spmv.hpp); the CUDA side is permuted_spmv.cu.
 #include "plan/permuted_spmv.hpp"
 
+#include <algorithm>
 #include <vector>
 
 #include "spkit/config.hpp"
@@ -31,6 +32,33 @@ void scatter_host(const std::vector<std::int32_t>& old_of_new, const T* plan, T 
   }
 }
 
+template <class T>
+void gather_rows_host(const std::vector<std::int32_t>& old_of_new, const T* user, std::int64_t ld_user, std::int64_t k,
+                      T* plan, int threads) {
+  const std::int64_t n = static_cast<std::int64_t>(old_of_new.size());
+  const std::int32_t* old = old_of_new.data();
+#pragma omp parallel for num_threads(threads > 0 ? threads : 1) schedule(static)
+  for (std::int64_t i = 0; i < n; ++i) {
+    const T* src = user + static_cast<std::int64_t>(old[i]) * ld_user;
+    std::copy(src, src + k, plan + i * k);
+  }
+}
+
+template <class T>
+void scatter_rows_host(const std::vector<std::int32_t>& old_of_new, const T* plan, std::int64_t k, T beta, T* user,
+                       std::int64_t ld_user, int threads) {
+  const std::int64_t n = static_cast<std::int64_t>(old_of_new.size());
+  const std::int32_t* old = old_of_new.data();
+#pragma omp parallel for num_threads(threads > 0 ? threads : 1) schedule(static)
+  for (std::int64_t i = 0; i < n; ++i) {
+    T* dst = user + static_cast<std::int64_t>(old[i]) * ld_user;
+    const T* src = plan + i * k;
+    if (beta == T(0)) std::copy(src, src + k, dst);  // dst not read (it may hold NaN)
+    else
+      for (std::int64_t c = 0; c < k; ++c) dst[c] = src[c] + beta * dst[c];
+  }
+}
+
 namespace {
 
 template <class T>
@@ -55,6 +83,12 @@ class CpuPermutedPlan final : public CpuSpmvPlan<T>, public RenumberedPlan<T> {
   const std::vector<std::int32_t>& old_of_new() const override { return old_of_new_; }
   void gather(const T* user, T* plan, Stream) override { gather_host(old_of_new_, user, plan, threads_); }
   void scatter(const T* plan, T beta, T* user, Stream) override { scatter_host(old_of_new_, plan, beta, user, threads_); }
+  void gather_rows(const T* user, std::int64_t ld_user, std::int64_t k, T* plan, Stream) override {
+    gather_rows_host(old_of_new_, user, ld_user, k, plan, threads_);
+  }
+  void scatter_rows(const T* plan, std::int64_t k, T beta, T* user, std::int64_t ld_user, Stream) override {
+    scatter_rows_host(old_of_new_, plan, k, beta, user, ld_user, threads_);
+  }
 
  private:
   std::unique_ptr<SpmvPlan<T>> inner_;
@@ -93,5 +127,11 @@ template void gather_host(const std::vector<std::int32_t>&, const float*, float*
 template void gather_host(const std::vector<std::int32_t>&, const double*, double*, int);
 template void scatter_host(const std::vector<std::int32_t>&, const float*, float, float*, int);
 template void scatter_host(const std::vector<std::int32_t>&, const double*, double, double*, int);
+template void gather_rows_host(const std::vector<std::int32_t>&, const float*, std::int64_t, std::int64_t, float*, int);
+template void gather_rows_host(const std::vector<std::int32_t>&, const double*, std::int64_t, std::int64_t, double*, int);
+template void scatter_rows_host(const std::vector<std::int32_t>&, const float*, std::int64_t, float, float*, std::int64_t,
+                                int);
+template void scatter_rows_host(const std::vector<std::int32_t>&, const double*, std::int64_t, double, double*,
+                                std::int64_t, int);
 
 }  // namespace spkit::plan_detail

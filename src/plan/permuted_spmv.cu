@@ -24,6 +24,26 @@ __global__ void scatter_kernel(const T* __restrict__ yp, const std::int32_t* __r
   *out = beta == T(0) ? yp[i] : yp[i] + beta * *out;  // beta == 0: y not read (may hold NaN)
 }
 
+// Row blocks: one thread per (row, column), the k columns of a row adjacent (coalesced for k >= 8).
+template <class T>
+__global__ void gather_rows_kernel(const T* __restrict__ x, std::int64_t ldx, std::int64_t k,
+                                   const std::int32_t* __restrict__ old_of_new, T* __restrict__ xp, std::int64_t n) {
+  const std::int64_t t = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (t >= n * k) return;
+  const std::int64_t i = t / k, c = t % k;
+  xp[t] = x[static_cast<std::int64_t>(old_of_new[i]) * ldx + c];
+}
+
+template <class T>
+__global__ void scatter_rows_kernel(const T* __restrict__ yp, std::int64_t k, const std::int32_t* __restrict__ old_of_new,
+                                    T beta, T* y, std::int64_t ldy, std::int64_t n) {
+  const std::int64_t t = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (t >= n * k) return;
+  const std::int64_t i = t / k, c = t % k;
+  T* out = y + static_cast<std::int64_t>(old_of_new[i]) * ldy + c;
+  *out = beta == T(0) ? yp[t] : yp[t] + beta * *out;
+}
+
 template <class T>
 class CudaPermutedPlan final : public SpmvPlan<T>, public RenumberedPlan<T> {
  public:
@@ -59,12 +79,26 @@ class CudaPermutedPlan final : public SpmvPlan<T>, public RenumberedPlan<T> {
         plan, old_of_new_.get(), beta, user, n_);
     SPKIT_LAUNCH_CHECK("permuted plan scatter");
   }
+  void gather_rows(const T* user, std::int64_t ld_user, std::int64_t k, T* plan, Stream stream) override {
+    if (n_ == 0 || k == 0) return;
+    gather_rows_kernel<T><<<static_cast<unsigned>(row_blocks(k)), block_, 0, cuda::cuda_stream(stream)>>>(
+        user, ld_user, k, old_of_new_.get(), plan, n_);
+    SPKIT_LAUNCH_CHECK("permuted plan row gather");
+  }
+  void scatter_rows(const T* plan, std::int64_t k, T beta, T* user, std::int64_t ld_user, Stream stream) override {
+    if (n_ == 0 || k == 0) return;
+    scatter_rows_kernel<T><<<static_cast<unsigned>(row_blocks(k)), block_, 0, cuda::cuda_stream(stream)>>>(
+        plan, k, old_of_new_.get(), beta, user, ld_user, n_);
+    SPKIT_LAUNCH_CHECK("permuted plan row scatter");
+  }
   Backend backend() const override { return Backend::cuda; }
   std::uint64_t bytes_moved() const override { return inner_->bytes_moved() + permutation_bytes<T>(n_); }
   std::string detail() const override { return permuted_detail(inner_->detail(), ordering_); }
   double optimize_ms() const override { return inner_->optimize_ms(); }
 
  private:
+  std::int64_t row_blocks(std::int64_t k) const { return cuda::blocks_for(n_ * k, block_, cuda::device_props(device_)); }
+
   std::unique_ptr<SpmvPlan<T>> inner_;
   std::vector<std::int32_t> host_old_of_new_;  // for the passes on host pointers (Plan::to_plan_numbering)
   Ordering ordering_;

@@ -28,6 +28,11 @@ class RenumberedPlan {
   virtual void gather(const T* user, T* plan, Stream stream) = 0;
   // user[old_of_new[i]] = plan[i] + beta * user[old_of_new[i]] (beta == 0: user is not read)
   virtual void scatter(const T* plan, T beta, T* user, Stream stream) = 0;
+  // The same on row-major blocks of k vectors, for the block apply: plan(i, :) = user(old_of_new[i], :) and
+  // user(old_of_new[i], :) = plan(i, :) + beta user(old_of_new[i], :); the plan's block has ld = k, the
+  // user's ld_user >= k (its entries past k are not touched).
+  virtual void gather_rows(const T* user, std::int64_t ld_user, std::int64_t k, T* plan, Stream stream) = 0;
+  virtual void scatter_rows(const T* plan, std::int64_t k, T beta, T* user, std::int64_t ld_user, Stream stream) = 0;
 };
 
 // The RenumberedPlan behind `plan`, or null when it runs on A as given.
@@ -63,6 +68,13 @@ template <class T>
 void gather_host(const std::vector<std::int32_t>& old_of_new, const T* user, T* plan, int threads);
 template <class T>
 void scatter_host(const std::vector<std::int32_t>& old_of_new, const T* plan, T beta, T* user, int threads);
+// Their row-block forms (RenumberedPlan::gather_rows / scatter_rows) on host blocks.
+template <class T>
+void gather_rows_host(const std::vector<std::int32_t>& old_of_new, const T* user, std::int64_t ld_user, std::int64_t k,
+                      T* plan, int threads);
+template <class T>
+void scatter_rows_host(const std::vector<std::int32_t>& old_of_new, const T* plan, std::int64_t k, T beta, T* user,
+                       std::int64_t ld_user, int threads);
 
 #ifdef SPKIT_HAVE_CUDA
 template <class T>

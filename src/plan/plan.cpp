@@ -124,7 +124,7 @@ Plan<T>::Plan(const Csr<T>& a, const PlanSettings& settings) : impl_(std::make_u
   p.renumbered = plan_detail::as_renumbered(*p.spmv);
   if (p.renumbered) p.numbering.assign(p.renumbered->old_of_new().begin(), p.renumbered->old_of_new().end());
   p.transposed = plan_detail::make_transpose_plan(a, settings, p.selection, p.transpose_mode);
-  p.block = std::make_unique<plan_detail::BlockApply<T>>(a, settings.backend, threads, settings.device);
+  p.block = std::make_unique<plan_detail::BlockApply<T>>(a, settings.backend, threads, settings.device, p.renumbered);
   p.plan_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
 }
 
@@ -271,6 +271,8 @@ void Plan<T>::from_plan_numbering(const T* plan, T* user, std::int64_t n, Stream
 
 template <class T>
 bool Plan<T>::renumbered() const { return impl_->renumbered != nullptr; }
+template <class T>
+std::string Plan<T>::block_kernel() const { return impl_->block->kernel(); }
 template <class T>
 const std::vector<std::int64_t>& Plan<T>::numbering() const { return impl_->numbering; }
 

@@ -1,8 +1,8 @@
 // Plan's block apply (Plan::apply with k vectors, row-major) through the SpMM kernel auto picks, against
 // the serial double reference column by column: edge-case and generated matrices, float and double,
 // k = 1, 3, 16, 33, every alpha/beta case with a NaN Y for beta = 0, ldx and ldy above k (the padding
-// must stay as it was) and equal to k, renumbered plans, a plan alternating several k (its kept SpMM
-// plans), and a CUDA plan on host pointers (skipped without a device).
+// must stay as it was) and equal to k, renumbered plans (CPU and CUDA), a plan alternating several k (its
+// kept SpMM plans), and a CUDA plan on host pointers (the CUDA cases skip without a device).
 #include <gtest/gtest.h>
 
 #include <string>
@@ -74,21 +74,37 @@ TEST(PlanBlockApply, EveryMatrixKAndCoefficientsOnTheCpu) {
   check_matrices_on_cpu<float>();
 }
 
-// A plan that keeps its matrix renumbered: the block apply still takes X and returns Y in the caller's
-// numbering.
-TEST(PlanBlockApply, RenumberedPlans) {
+// A plan that keeps its matrix renumbered runs its blocks on P A P^T (rows of X gathered, of Y scattered):
+// X and Y stay in the caller's numbering, every alpha/beta case, padded and tight leading dimensions.
+void check_renumbered_blocks(Backend backend, const char* kernel) {
   for (const NamedMatrix& m : family_matrices()) {
     if (m.a.rows != m.a.cols) continue;  // orderings are for square matrices
     for (const char* ordering : {"rcm", "hubsort"}) {
       PlanSettings s;
       s.threads = 2;
-      s.kernel = "cpu.csr.omp.nnz_balanced";
+      s.backend = backend;
+      s.kernel = kernel;
       s.ordering = ordering;
       Plan<double> plan(m.a, s);
       ASSERT_EQ(plan.selection().ordering, ordering);
-      for (std::int64_t k : {1, 3, 16}) check_block(plan, m.a, k, k + 1, k + 2, Coeffs{2, 0.5}, m.name + " " + ordering);
+      const std::string what = m.name + " " + ordering + " (" + plan.kernel() + ")";
+      for (std::int64_t k : {1, 3, 16}) {
+        for (const Coeffs& c : kCoeffs) check_block(plan, m.a, k, k + 1, k + 2, c, what);
+        check_block(plan, m.a, k, k, k, Coeffs{2, 0.5}, what);
+      }
+      const Csr<float> af = csr_cast<float>(m.a);
+      Plan<float> planf(af, s);
+      check_block(planf, af, 16, 16, 16, Coeffs{-1, 1}, what + ", float");
+      if (::testing::Test::HasFailure()) return;
     }
   }
+}
+
+TEST(PlanBlockApply, RenumberedPlans) { check_renumbered_blocks(Backend::cpu, "cpu.csr.omp.nnz_balanced"); }
+
+TEST(PlanBlockApply, CudaRenumberedPlans) {
+  if (gpu_count() == 0) GTEST_SKIP() << "no CUDA device on this machine: " << no_gpu_reason();
+  check_renumbered_blocks(Backend::cuda, "cuda.csr.scalar");
 }
 
 // Blocks of alternating k: the most recent SpMM plans are kept, older ones rebuilt; each product right.

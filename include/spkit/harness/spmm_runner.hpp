@@ -53,6 +53,13 @@ struct SpmmRunOptions {
   // Time k SpMVs with the SpMV kernel spkit's selector picks (per backend, precision, threads) for the
   // "vs k SpMVs" column: one extra timed SpMV per such group.
   bool compare_spmv = true;
+  // The auto rows: "none" times the SpMM kernel auto picks on A as given; any other ordering (auto, rcm,
+  // hubsort, community) times spkit::Plan's block apply (row-major only) as a solver gets it: the plan
+  // decides (auto) or is told the ordering for expected_products products and, when it renumbers, runs the
+  // SpMM on P A P^T with X's rows gathered and Y's scattered in every timed product; its build
+  // (ordering, tuning, conversion) is the row's conversion time.
+  std::string ordering = "none";
+  std::int64_t expected_products = 1000000;
   std::function<void(const SpmmKernelInfo&, Precision, const SpmmShape&, int threads, std::size_t index,
                      std::size_t total)> on_cell;
 };
@@ -77,6 +84,7 @@ struct SpmmResult {
   std::string status;            // "ok", "FAILED", "skipped"
   std::string note;
   std::string picked, pick_reason;  // rows of "auto"
+  std::string ordering;             // auto rows through Plan: the ordering the plan kept ("none" or a name)
 };
 
 std::vector<SpmmResult> run_spmm(const Csr<double>& a, const SpmmRunOptions& opts);

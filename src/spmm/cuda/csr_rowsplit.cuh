@@ -70,52 +70,54 @@ __device__ __forceinline__ unsigned group_mask() {
   else return ((1u << L) - 1u) << ((threadIdx.x % 32) / L * L);
 }
 
-// Entries of a chunk whose loads of X one group issues together: the loads of a batch are unconditional (an
-// entry past the row's end reads the chunk's first row of X again, from L1, and adds nothing), so each lane
-// keeps a batch of X's rows in flight instead of one; fewer when wide per-lane tiles need the registers.
-template <int GC, int V, int CPL>
-constexpr int batch_entries() {
-  constexpr int b = CPL * V <= 4 ? 8 : 4;
-  return GC < b ? GC : b;
+// acc += a * X(c, col0 + t * GC * V + (0..V-1)) for t < CPL: one entry of A against its row of X.
+template <int GC, int V, int CPL, class T>
+__device__ __forceinline__ void add_entry(std::int32_t c, T a, std::int64_t col0, std::int64_t k, const T* __restrict__ x,
+                                          std::int64_t ldx, T (&acc)[CPL][V]) {
+  const T* xr = x + static_cast<std::int64_t>(c) * ldx + col0;
+#pragma unroll
+  for (int t = 0; t < CPL; ++t) {
+    if (col0 + t * GC * V >= k) continue;
+    T xv[V];
+    load_vec<V>(xr + t * GC * V, xv);
+#pragma unroll
+    for (int v = 0; v < V; ++v) acc[t][v] += a * xv[v];
+  }
 }
 
 // A group's partial sums over entries [start, end) of one row, taken in chunks of L at start, start +
 // stride, ...; lane = n * GC + c. On return the lanes with n == 0 hold the sums over all GN sub-groups
-// for columns col0 + t * GC * V + (0..V-1), t < CPL.
+// for columns col0 + t * GC * V + (0..V-1), t < CPL. A chunk of L entries runs without per-entry tests, so
+// its loads of X can all be in flight at once (a row split into hub chunks is almost only such chunks);
+// the last, partial chunk of a row tests each entry (loading nothing for the missing ones: unconditional
+// loads there cost fem_mesh and lap3d 3-27% on an H100, 2026-11-27).
 template <int GC, int GN, int V, int CPL, class T>
 __device__ __forceinline__ void accumulate(std::int64_t start, std::int64_t end, std::int64_t stride, int lane,
                                            unsigned mask, std::int64_t col0, std::int64_t k,
                                            const std::int32_t* __restrict__ col, const T* __restrict__ val,
                                            const T* __restrict__ x, std::int64_t ldx, T (&acc)[CPL][V]) {
-  constexpr int L = GC * GN, U = batch_entries<GC, V, CPL>();
+  constexpr int L = GC * GN;
   const int n = lane / GC;
   for (std::int64_t base = start; base < end; base += stride) {
     const std::int64_t p = base + lane;
     const bool have = p < end;
-    std::int32_t my_col = have ? __ldg(col + p) : 0;
+    const std::int32_t my_col = have ? __ldg(col + p) : 0;
     const T my_val = have ? __ldg(val + p) : T(0);
-    const std::int32_t first = __shfl_sync(mask, my_col, 0, L);  // lane 0 always holds an entry
-    if (!have) my_col = first;
-    const std::int64_t rem = end - base;  // entries in this chunk (may exceed L): the same for the whole group
+    if (base + L <= end) {  // the same for the whole group
 #pragma unroll
-    for (int j0 = 0; j0 < GC; j0 += U) {
-      if (j0 * GN >= rem) break;  // short rows skip the empty batches
-#pragma unroll
-      for (int u = 0; u < U; ++u) {
-        const int src = (j0 + u) * GN + n;
-        const std::int32_t cj = __shfl_sync(mask, my_col, src, L);
-        const T vj = __shfl_sync(mask, my_val, src, L);
-        const bool real = src < rem;
-        const T* xr = x + static_cast<std::int64_t>(cj) * ldx + col0;
-#pragma unroll
-        for (int t = 0; t < CPL; ++t) {
-          if (col0 + t * GC * V >= k) continue;
-          T xv[V];
-          load_vec<V>(xr + t * GC * V, xv);
-#pragma unroll
-          for (int v = 0; v < V; ++v) acc[t][v] = real ? acc[t][v] + vj * xv[v] : acc[t][v];  // 0 * inf stays out
-        }
+      for (int j = 0; j < GC; ++j) {
+        const int src = j * GN + n;
+        add_entry<GC, V, CPL>(__shfl_sync(mask, my_col, src, L), __shfl_sync(mask, my_val, src, L), col0, k, x, ldx, acc);
       }
+      continue;
+    }
+#pragma unroll
+    for (int j = 0; j < GC; ++j) {
+      if (base + j * GN >= end) break;  // the same for the whole group: short rows skip the empty shuffles
+      const int src = j * GN + n;
+      const std::int32_t cj = __shfl_sync(mask, my_col, src, L);
+      const T vj = __shfl_sync(mask, my_val, src, L);
+      if (base + src < end) add_entry<GC, V, CPL>(cj, vj, col0, k, x, ldx, acc);
     }
   }
 #pragma unroll
