@@ -462,5 +462,16 @@ inline constexpr std::int64_t kSpmmCudaLongRowNnz = 1024;
 // 2048 each of a block's 8 warps walks 8 pieces of 32 entries (k >= 64) and powerlaw's 6.5M hub entries make
 // ~3,200 blocks, about 24 per SM of an H100. Not swept.
 inline constexpr std::int64_t kSpmmCudaRowChunkNnz = 2048;
+// cuda.csr.spmm_rowmajor / spmm_colmajor: the entries of a full chunk of a row (GC x GN of them, no test per
+// entry) are unrolled this many at a time, so their loads of X are in flight together. All 32 of a warp-wide
+// chunk at once (k >= 64 in fp64) cost lap3d 27-pt and road_planar 15-26% against the per-entry loop on an
+// H100 (2026-11-27, 16M non-zeros: the registers of 32 pending rows of X); 8 not yet timed.
+inline constexpr int kSpmmCudaFullChunkBatch = 8;
+// Plan::apply on k >= 2 vectors of a renumbered plan: the SpMM runs on P A P^T (rows of X gathered, of Y
+// scattered: 4 rows x k values per product) only when A's rows average at least this many entries. H100,
+// 2026-11-27, 16M non-zeros, fp64, RCM against the SpMM on A as given: fem_mesh numbered at random (43 per
+// row) 0.47 -> 0.40 ms at k = 16 and 1.39 -> 1.04 at k = 64; road_planar numbered at random (4 per row)
+// 1.14 -> 1.82 and 4.35 -> 6.95 ms. Only those two matrices: the value lies between them.
+inline constexpr double kBlockApplyRenumberMinRowMean = 16.0;
 
 }  // namespace spkit::tuning

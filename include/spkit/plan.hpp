@@ -82,8 +82,9 @@ class Plan {
   // Y(i, c) = y[i * ldy + c] (rows() rows), ldx, ldy >= k; entries between k and ld are not touched.
   // k >= 2: one product of the SpMM kernel `auto` picks for the plan's backend (spkit/spmm.hpp), A read
   // once for all k columns, planned on the first block of each k (the two most recent kept); the plan
-  // keeps a copy of A for it. A renumbered plan runs it on P A P^T, X's rows gathered into the plan's
-  // numbering and Y's rows scattered back (two passes of rows x k values, for the locality it renumbered for).
+  // keeps a copy of A for it. A renumbered plan whose rows average 16 or more entries runs it on P A P^T,
+  // X's rows gathered into the plan's numbering and Y's rows scattered back (two passes of rows x k values,
+  // for the locality it renumbered for); with shorter rows the passes cost what they save, and it runs on A.
   // k = 1: the plan's own kernel (through a contiguous copy of a strided column). Pointers and stream as
   // for apply.
   void apply(const T* x, std::int64_t ldx, T* y, std::int64_t ldy, std::int64_t k, T alpha = T(1),
@@ -114,8 +115,10 @@ class Plan {
   double plan_ms() const;                  // wall time of the constructor
   std::uint64_t bytes_moved() const;       // per apply, as the kernel counts them (the passes included)
   std::uint64_t bytes_moved_in_plan_numbering() const;  // per apply_in_plan_numbering: the kernel alone
-  // The SpMM kernel of the most recent block apply of k >= 2 vectors ("" before the first).
+  // The SpMM kernel of the most recent block apply of k >= 2 vectors ("" before the first), and whether
+  // block applies run on P A P^T with the row passes (see apply above).
   std::string block_kernel() const;
+  bool block_renumbered() const;
   // How apply_transpose runs: "none", "scatter" or "cached A^T" (with the kernel's detail).
   std::string transpose_detail() const;
 

@@ -55,12 +55,15 @@ class PlanBlockSpmm final : public SpmmPlan<T> {
   std::uint64_t bytes_moved() const override {
     const std::uint64_t vec = static_cast<std::uint64_t>(rows_ + cols_) * static_cast<std::uint64_t>(k_) * sizeof(T);
     const std::uint64_t csr = static_cast<std::uint64_t>(rows_ + 1) * 8 + static_cast<std::uint64_t>(nnz_) * (4 + sizeof(T));
-    return csr + vec + (plan_.renumbered() ? 2 * vec + static_cast<std::uint64_t>(rows_) * 8 : 0);
+    return csr + vec + (plan_.block_renumbered() ? 2 * vec + static_cast<std::uint64_t>(rows_) * 8 : 0);
   }
   std::string detail() const override {
     const Selection& s = plan_.selection();
     const std::string spmm = plan_.block_kernel().empty() ? "not run yet" : plan_.block_kernel();
-    return "Plan::apply on " + std::to_string(k_) + " vectors: SpMM " + spmm + ", ordering " + s.ordering +
+    const std::string where = plan_.block_renumbered() ? " on P A P^T (rows of X gathered, of Y scattered)"
+                              : plan_.renumbered()     ? " on A as given (rows too short for the row passes)"
+                                                       : "";
+    return "Plan::apply on " + std::to_string(k_) + " vectors: SpMM " + spmm + where + "; plan ordering " + s.ordering +
            (s.ordering_reason.empty() ? "" : " (" + s.ordering_reason + ")");
   }
   const Plan<T>& plan() const { return plan_; }

@@ -8,12 +8,17 @@
 #include "spkit/error.hpp"
 #include "spkit/reorder.hpp"
 #include "spkit/stats.hpp"
+#include "tuning.hpp"
 
 namespace spkit::plan_detail {
 
 template <class T>
 BlockApply<T>::BlockApply(const Csr<T>& a, Backend backend, int threads, int device, RenumberedPlan<T>* renumbered)
-    : a_(a), renumbered_(renumbered), backend_(backend) {
+    : a_(a), backend_(backend) {
+  // The row passes cost 4 rows x k values per product whatever A holds; the renumbering saves gathers of
+  // X in proportion to the entries per row (tuning::kBlockApplyRenumberMinRowMean).
+  const double mean = a.rows > 0 ? static_cast<double>(a.nnz()) / static_cast<double>(a.rows) : 0.0;
+  if (renumbered && mean >= tuning::kBlockApplyRenumberMinRowMean) renumbered_ = renumbered;
   options_.threads = threads;
   options_.device = device;
 }

@@ -3,11 +3,13 @@
 // for all k columns instead of once per column. The SpMM plan is `auto`'s pick of the SpMM registry for
 // the plan's backend (select_spmm_kernel), built on first use for a k and kept for the next block of
 // that k (the kBlockPlansKept most recent k). When the plan keeps its matrix renumbered (PlanSettings::
-// ordering), the SpMM runs on P A P^T too: X's rows are gathered into the plan's numbering and Y's rows
-// scattered back, each pass reading and writing rows x k values, for the locality that made the plan
-// renumber (a mesh numbered at random reads its neighbours' rows of X from all over memory: at k = 16 a
-// 16M-entry matrix gathers 2 GB, against 0.2 GB for the two passes). Keeping A for these plans costs one
-// more copy of its CSR arrays on the host (P A P^T once a block has run on a renumbered plan).
+// ordering) and its rows hold at least tuning::kBlockApplyRenumberMinRowMean entries on average, the SpMM
+// runs on P A P^T too: X's rows are gathered into the plan's numbering and Y's rows scattered back, each
+// pass reading and writing rows x k values, for the locality that made the plan renumber (a mesh numbered
+// at random reads its neighbours' rows of X from all over memory: at k = 16 its 16M entries gather 2 GB,
+// against 0.2 GB for the two passes). With short rows the passes cost what they save, and the SpMM runs
+// on A as given. Keeping A for these plans costs one more copy of its CSR arrays on the host (P A P^T
+// once a block has run through the plan's numbering).
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -40,6 +42,8 @@ class BlockApply {
            bool device_pointers);
   // The SpMM kernel of the most recent block ("" before the first).
   const std::string& kernel() const;
+  // True when blocks run on P A P^T (the plan is renumbered and its rows long enough).
+  bool in_plan_numbering() const { return renumbered_ != nullptr; }
 
  private:
   struct Kept {

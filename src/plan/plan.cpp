@@ -274,6 +274,8 @@ bool Plan<T>::renumbered() const { return impl_->renumbered != nullptr; }
 template <class T>
 std::string Plan<T>::block_kernel() const { return impl_->block->kernel(); }
 template <class T>
+bool Plan<T>::block_renumbered() const { return impl_->block->in_plan_numbering(); }
+template <class T>
 const std::vector<std::int64_t>& Plan<T>::numbering() const { return impl_->numbering; }
 
 template <class T>

@@ -90,7 +90,8 @@ __device__ __forceinline__ void add_entry(std::int32_t c, T a, std::int64_t col0
 // for columns col0 + t * GC * V + (0..V-1), t < CPL. A chunk of L entries runs without per-entry tests, so
 // its loads of X can all be in flight at once (a row split into hub chunks is almost only such chunks);
 // the last, partial chunk of a row tests each entry (loading nothing for the missing ones: unconditional
-// loads there cost fem_mesh and lap3d 3-27% on an H100, 2026-11-27).
+// loads there cost fem_mesh and lap3d 3-27% on an H100, 2026-11-27); the entries of a full chunk are
+// unrolled tuning::kSpmmCudaFullChunkBatch at a time.
 template <int GC, int GN, int V, int CPL, class T>
 __device__ __forceinline__ void accumulate(std::int64_t start, std::int64_t end, std::int64_t stride, int lane,
                                            unsigned mask, std::int64_t col0, std::int64_t k,
@@ -104,10 +105,15 @@ __device__ __forceinline__ void accumulate(std::int64_t start, std::int64_t end,
     const std::int32_t my_col = have ? __ldg(col + p) : 0;
     const T my_val = have ? __ldg(val + p) : T(0);
     if (base + L <= end) {  // the same for the whole group
+      constexpr int B = GC < tuning::kSpmmCudaFullChunkBatch ? GC : tuning::kSpmmCudaFullChunkBatch;
+#pragma unroll 1
+      for (int j0 = 0; j0 < GC; j0 += B) {
 #pragma unroll
-      for (int j = 0; j < GC; ++j) {
-        const int src = j * GN + n;
-        add_entry<GC, V, CPL>(__shfl_sync(mask, my_col, src, L), __shfl_sync(mask, my_val, src, L), col0, k, x, ldx, acc);
+        for (int j = j0; j < j0 + B; ++j) {
+          const int src = j * GN + n;
+          add_entry<GC, V, CPL>(__shfl_sync(mask, my_col, src, L), __shfl_sync(mask, my_val, src, L), col0, k, x, ldx,
+                                acc);
+        }
       }
       continue;
     }
