@@ -74,7 +74,8 @@ class Plan {
 
   // y = alpha*A^T*x + beta*y: x has rows() and y cols() elements, pointers and stream as for apply.
   // Needs PlanSettings::expected_transpose_products > 0 (throws Error otherwise): with enough of them the
-  // plan holds A^T and runs its kernel on it, with few (CPU) it scatters A's rows; transpose() says which.
+  // plan holds A^T and runs its kernel on it, with few it scatters A's rows (on the GPU with atomic adds,
+  // not bit-reproducible between runs); transpose_detail() says which.
   void apply_transpose(const T* x, T* y, T alpha = T(1), T beta = T(0));
   void apply_transpose(const T* x, T* y, T alpha, T beta, Stream stream);
 

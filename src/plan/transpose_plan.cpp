@@ -132,6 +132,12 @@ std::unique_ptr<SpmvPlan<T>> make_transpose_plan(const Csr<T>& a, const PlanSett
     return std::make_unique<ScatterTransposePlan<T>>(
         a, forward.options.threads > 0 ? forward.options.threads : omp_get_max_threads());
   }
+#ifdef SPKIT_HAVE_CUDA
+  if (settings.backend == Backend::cuda && settings.expected_transpose_products < kCudaTransposeCacheMinProducts) {
+    mode = TransposeMode::scatter;
+    return make_cuda_scatter_transpose_plan(a, settings.device);
+  }
+#endif
   mode = TransposeMode::cached;
   const Csr<T> at = transpose_csr(a);
   if (const KernelInfo* k = registry().find(forward.kernel)) {

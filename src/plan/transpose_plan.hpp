@@ -4,15 +4,17 @@
 // expected_transpose_products):
 //  - cached: A^T is built in CSR once and the plan's own kernel is planned on it, so a transposed
 //    product costs what a forward one does on A^T (a second copy of the matrix, in the kernel's format);
-//  - scatter (CPU, few products): a pass over A's rows that adds a_ij * x_i into y_j. Each thread
+//  - scatter (few products): a pass over A's rows that adds a_ij * x_i into y_j. On the CPU each thread
 //    scatters into its own partial y (zeroed per product), then one pass sums the partials into
 //    alpha*sum + beta*y. Per-thread partials, not atomics: a double atomic add is a compare-and-swap loop
-//    that hub columns (many rows sharing one column) serialize, while the partials cost a fixed
-//    2*buffers*cols of extra traffic, bounded by using fewer buffers when cols is large against nnz.
+//    on the CPU that hub columns (many rows sharing one column) serialize, while the partials cost a fixed
+//    2*buffers*cols of extra traffic, bounded by using fewer buffers when cols is large against nnz. On the
+//    GPU, atomic adds are one instruction: a warp per row adds into y directly.
 #include <cstdint>
 #include <memory>
 #include <string>
 
+#include "spkit/config.hpp"
 #include "spkit/formats/csr.hpp"
 #include "spkit/kernel.hpp"
 #include "spkit/select.hpp"
@@ -34,12 +36,22 @@ inline constexpr std::int64_t kTransposeCacheMinProducts = 8;
 enum class TransposeMode { none, cached, scatter };
 const char* to_string(TransposeMode mode);  // "none", "cached A^T", "scatter"
 
+// Fewest expected transposed products for which a CUDA plan caches A^T; fewer run the scatter with atomic
+// adds (make_cuda_scatter_transpose_plan). The CPU's break-even, until the GPU's is measured.
+inline constexpr std::int64_t kCudaTransposeCacheMinProducts = kTransposeCacheMinProducts;
+
 // The plan of y = alpha*A^T*x + beta*y for `a` (x has a.rows elements, y a.cols), or none when no
 // transposed products are expected. `forward` is the kernel the plan runs on A (its registry name and
 // options): the cached way plans that kernel on A^T, or "auto"'s pick for A^T when that kernel refuses it.
-// CUDA plans always cache (a scatter on the GPU would need atomics on every entry).
 template <class T>
 std::unique_ptr<SpmvPlan<T>> make_transpose_plan(const Csr<T>& a, const PlanSettings& settings,
                                                  const Selection& forward, TransposeMode& mode);
+
+#ifdef SPKIT_HAVE_CUDA
+// The CUDA scatter: y = beta y, then alpha a_ij x_i added into y_j with atomic adds, a warp per row of A
+// (src/plan/transpose_scatter.cu). Not bit-reproducible between runs (the adds' order varies).
+template <class T>
+std::unique_ptr<SpmvPlan<T>> make_cuda_scatter_transpose_plan(const Csr<T>& a, int device);
+#endif
 
 }  // namespace spkit::plan_detail

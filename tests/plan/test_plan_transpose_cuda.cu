@@ -1,5 +1,6 @@
-// Transposed and block products of a CUDA plan (cached A^T: CUDA plans always cache), on host and device
-// pointers, against the serial double reference; A^T for the reference comes from A's triplets.
+// Transposed and block products of a CUDA plan, both ways of apply_transpose (the scatter with atomic adds for
+// few expected products, the cached A^T for many), on host and device pointers, against the serial double
+// reference; A^T for the reference comes from A's triplets.
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
@@ -30,7 +31,7 @@ std::vector<T> to_host(const T* p, std::size_t n) {
   return h;
 }
 
-TEST(PlanTransposeCuda, CachedTransposeAndBlock) {
+TEST(PlanTransposeCuda, ScatterCachedTransposeAndBlock) {
   if (gpu_count() == 0) GTEST_SKIP() << "no CUDA device on this machine: transposed GPU plan check compiled, not run";
   std::vector<std::int64_t> lengths(301);
   for (std::size_t i = 0; i < lengths.size(); ++i) lengths[i] = static_cast<std::int64_t>((i * 5) % 13);
@@ -43,17 +44,22 @@ TEST(PlanTransposeCuda, CachedTransposeAndBlock) {
   const Csr<double> at = coo_to_csr(c);
   PlanSettings s;
   s.backend = Backend::cuda;
-  s.expected_transpose_products = 1;  // CUDA caches A^T even for one
+  s.expected_transpose_products = 1;  // the scatter
+  Plan<double> scatter(a, s);
+  EXPECT_EQ(scatter.transpose_detail().rfind("scatter", 0), 0u) << scatter.transpose_detail();
+  s.expected_transpose_products = 1000;
   Plan<double> plan(a, s);
   EXPECT_EQ(plan.transpose_detail().rfind("cached A^T", 0), 0u) << plan.transpose_detail();
+  for (Plan<double>* p : {&scatter, &plan})
   for (const auto& [alpha, beta] : std::vector<std::pair<double, double>>{{1, 0}, {-0.5, 2}}) {
+    SCOPED_TRACE(p->transpose_detail());
     const auto [x, y0] = axpby_operands(at, beta, fresh_seed());
     std::vector<double> y = y0;
-    plan.apply_transpose(x.data(), y.data(), alpha, beta);
+    p->apply_transpose(x.data(), y.data(), alpha, beta);
     expect_axpby_product(at, x, y0, alpha, beta, y, "A^T host pointers");
     double* dx = to_device(x);
     double* dy = to_device(y0);
-    plan.apply_transpose(dx, dy, alpha, beta);
+    p->apply_transpose(dx, dy, alpha, beta);
     ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
     expect_axpby_product(at, x, y0, alpha, beta, to_host(dy, y0.size()), "A^T device pointers");
     cudaFree(dx);
