@@ -445,6 +445,12 @@ inline constexpr int kSpmmCudaColMajorTile = 32;
 // sub-group walks; timed with this value on an H200, 2026-11-27 (docs/perf/spmm-gpu.md: 1.1-2.8x
 // cuSPARSE's best on lap3d, fem_mesh, random, road_planar at k = 4 and 16), not swept.
 inline constexpr double kSpmmCudaEntriesPerSubgroup = 8.0;
+// cuda.csr.spmm_rowmajor: and only while a mean row still spans this many chunks of the group's GC x GN
+// lanes. Sub-groups put fewer rows in a warp but make each chunk wider: fem_mesh numbered at random (43.5
+// entries per row, 16M non-zeros, H100, 2026-11-27) ran fp64 k = 16 (GC 8) in 0.372 / 0.432 / 0.458 ms with
+// 1 / 2 / 4 sub-groups (0.235 / 0.269 / 0.299 renumbered by RCM), fp32 k = 16 (GC 4) in 0.237 / 0.217 /
+// 0.218 / 0.250 with 1 / 2 / 4 / 8: the best shapes have groups of 8 lanes, 5.4 chunks per row.
+inline constexpr double kSpmmCudaMinChunksPerRow = 4.0;
 // cuda.csr.spmm_* (row splitting and the gather): rows of more than this many times the mean row length
 // (and more than 32 non-zeros) take a whole warp from a list instead of a narrower group, which would hold
 // its warp (and the other rows in it) for the longest row. Why: on an H200, 2026-11-27, powerlaw at 16M
@@ -462,11 +468,12 @@ inline constexpr std::int64_t kSpmmCudaLongRowNnz = 1024;
 // 2048 each of a block's 8 warps walks 8 pieces of 32 entries (k >= 64) and powerlaw's 6.5M hub entries make
 // ~3,200 blocks, about 24 per SM of an H100. Not swept.
 inline constexpr std::int64_t kSpmmCudaRowChunkNnz = 2048;
-// cuda.csr.spmm_rowmajor / spmm_colmajor: the entries of a full chunk of a row (GC x GN of them, no test per
-// entry) are unrolled this many at a time, so their loads of X are in flight together. All 32 of a warp-wide
-// chunk at once (k >= 64 in fp64) cost lap3d 27-pt and road_planar 15-26% against the per-entry loop on an
-// H100 (2026-11-27, 16M non-zeros: the registers of 32 pending rows of X); 8 not yet timed.
-inline constexpr int kSpmmCudaFullChunkBatch = 8;
+// cuda.csr.spmm_rowmajor / spmm_colmajor: a full chunk of a row (GC x GN entries) runs without a test per
+// entry, its loads of X in flight together, when GC (lanes over columns) is at most this. H100, 2026-11-27,
+// 16M non-zeros, fp64, against the per-entry loop everywhere: lap3d 27-pt k = 16 (GC 8) 0.296 -> 0.269 ms,
+// fem_mesh numbered at random 0.48 -> 0.47; at GC 32 (k = 64) it cost lap3d 0.61 -> 0.73-0.83 ms and
+// road_planar 3.70 -> 4.04-4.35, whether the 32 entries were unrolled at once or 8 at a time.
+inline constexpr int kSpmmCudaFullChunkMaxLanes = 16;
 // Plan::apply on k >= 2 vectors of a renumbered plan: the SpMM runs on P A P^T (rows of X gathered, of Y
 // scattered: 4 rows x k values per product) only when A's rows average at least this many entries. H100,
 // 2026-11-27, 16M non-zeros, fp64, RCM against the SpMM on A as given: fem_mesh numbered at random (43 per

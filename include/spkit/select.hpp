@@ -23,7 +23,8 @@ struct PlanSettings {
   std::int64_t expected_products = 100;  // how many products the caller will run with this plan
   // How many transposed products (Plan::apply_transpose) the caller will run: 0 (none: apply_transpose
   // throws), a few (a scatter over A's rows, no second copy of the matrix; on the GPU with atomic adds)
-  // or enough to pay for building A^T and planning the kernel on it (8 or more: src/plan/transpose_plan.hpp).
+  // or enough to pay for building A^T and planning the kernel on it (CPU 8, GPU 2000 or more:
+  // src/plan/transpose_plan.hpp).
   std::int64_t expected_transpose_products = 0;
   // Symmetric renumbering P A P^T kept inside the plan (spkit/reorder.hpp); apply still takes x and
   // returns y in the caller's numbering. "none", "rcm", "hubsort", "community", or "auto" (rcm or

@@ -187,8 +187,8 @@ class Plan(_spkit.Plan):
         (measure from 1000 expected products); tuning_budget_ms bounds it (0: the default bound).
 
     expected_transpose_products: how many products with A^T you will run (rmatvec, plan.T, lsqr): 0
-        (none; they raise spkit.Error), fewer than 8 (a scatter over A's rows; on the GPU with atomic adds,
-        not bit-reproducible) or more (the plan builds A^T once and runs its kernel on it;
+        (none; they raise spkit.Error), fewer than 8 on the CPU or 2000 on the GPU (a scatter over A's
+        rows; on the GPU with atomic adds, not bit-reproducible) or more (the plan builds A^T once and runs its kernel on it;
         .transpose_detail says which).
 
     Solvers that own their vectors can keep them in the plan's numbering and skip the gather and scatter

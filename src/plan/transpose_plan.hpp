@@ -37,8 +37,12 @@ enum class TransposeMode { none, cached, scatter };
 const char* to_string(TransposeMode mode);  // "none", "cached A^T", "scatter"
 
 // Fewest expected transposed products for which a CUDA plan caches A^T; fewer run the scatter with atomic
-// adds (make_cuda_scatter_transpose_plan). The CPU's break-even, until the GPU's is measured.
-inline constexpr std::int64_t kCudaTransposeCacheMinProducts = kTransposeCacheMinProducts;
+// adds (make_cuda_scatter_transpose_plan). H100, 2026-11-27 (Python plans on CuPy arrays, docs/PERFORMANCE.md
+// "CG"): caching added 65-945 ms to the plan (A^T built on the host, its kernel planned and uploaded), the
+// scatter ran at 0.24-0.71x the forward speed and the cached A^T at 0.98-1.20x, so caching paid after about
+// 1,000 (power-law, 2M non-zeros), 2,000 (lap3d 7-pt, 28M), 7,400 (random, 2M) and 8,500 (fem_mesh, 28M)
+// transposed products.
+inline constexpr std::int64_t kCudaTransposeCacheMinProducts = 2000;
 
 // The plan of y = alpha*A^T*x + beta*y for `a` (x has a.rows elements, y a.cols), or none when no
 // transposed products are expected. `forward` is the kernel the plan runs on A (its registry name and

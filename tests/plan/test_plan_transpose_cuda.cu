@@ -47,7 +47,7 @@ TEST(PlanTransposeCuda, ScatterCachedTransposeAndBlock) {
   s.expected_transpose_products = 1;  // the scatter
   Plan<double> scatter(a, s);
   EXPECT_EQ(scatter.transpose_detail().rfind("scatter", 0), 0u) << scatter.transpose_detail();
-  s.expected_transpose_products = 1000;
+  s.expected_transpose_products = 100000;  // past kCudaTransposeCacheMinProducts: cached
   Plan<double> plan(a, s);
   EXPECT_EQ(plan.transpose_detail().rfind("cached A^T", 0), 0u) << plan.transpose_detail();
   for (Plan<double>* p : {&scatter, &plan})

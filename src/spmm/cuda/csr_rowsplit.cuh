@@ -90,8 +90,8 @@ __device__ __forceinline__ void add_entry(std::int32_t c, T a, std::int64_t col0
 // for columns col0 + t * GC * V + (0..V-1), t < CPL. A chunk of L entries runs without per-entry tests, so
 // its loads of X can all be in flight at once (a row split into hub chunks is almost only such chunks);
 // the last, partial chunk of a row tests each entry (loading nothing for the missing ones: unconditional
-// loads there cost fem_mesh and lap3d 3-27% on an H100, 2026-11-27); the entries of a full chunk are
-// unrolled tuning::kSpmmCudaFullChunkBatch at a time.
+// loads there cost fem_mesh and lap3d 3-27% on an H100, 2026-11-27). Groups wider than
+// tuning::kSpmmCudaFullChunkMaxLanes lanes over columns keep the per-entry loop in every chunk.
 template <int GC, int GN, int V, int CPL, class T>
 __device__ __forceinline__ void accumulate(std::int64_t start, std::int64_t end, std::int64_t stride, int lane,
                                            unsigned mask, std::int64_t col0, std::int64_t k,
@@ -104,16 +104,11 @@ __device__ __forceinline__ void accumulate(std::int64_t start, std::int64_t end,
     const bool have = p < end;
     const std::int32_t my_col = have ? __ldg(col + p) : 0;
     const T my_val = have ? __ldg(val + p) : T(0);
-    if (base + L <= end) {  // the same for the whole group
-      constexpr int B = GC < tuning::kSpmmCudaFullChunkBatch ? GC : tuning::kSpmmCudaFullChunkBatch;
-#pragma unroll 1
-      for (int j0 = 0; j0 < GC; j0 += B) {
+    if (GC <= tuning::kSpmmCudaFullChunkMaxLanes && base + L <= end) {  // the same for the whole group
 #pragma unroll
-        for (int j = j0; j < j0 + B; ++j) {
-          const int src = j * GN + n;
-          add_entry<GC, V, CPL>(__shfl_sync(mask, my_col, src, L), __shfl_sync(mask, my_val, src, L), col0, k, x, ldx,
-                                acc);
-        }
+      for (int j = 0; j < GC; ++j) {
+        const int src = j * GN + n;
+        add_entry<GC, V, CPL>(__shfl_sync(mask, my_col, src, L), __shfl_sync(mask, my_val, src, L), col0, k, x, ldx, acc);
       }
       continue;
     }
@@ -280,14 +275,17 @@ struct Config {
 
 // Columns first: the fewest lanes (a power of two) whose vectors cover k, CPL vectors each past 32 lanes;
 // then sub-groups over entries while the row's mean length gives each at least
-// tuning::kSpmmCudaEntriesPerSubgroup and the group fits a warp.
+// tuning::kSpmmCudaEntriesPerSubgroup, a mean row still spans tuning::kSpmmCudaMinChunksPerRow chunks of
+// the group's lanes, and the group fits a warp.
 inline Shape choose_shape(std::int64_t k, int v, double mean_row) {
   Shape s;
   s.v = v;
   const std::int64_t vectors = (k + v - 1) / v;
   while (s.gc < 32 && s.gc < vectors) s.gc *= 2;
   while (s.gc == 32 && s.cpl < 4 && 32 * s.cpl < vectors) s.cpl *= 2;
-  while (s.gc * s.gn * 2 <= 32 && s.gn < 8 && mean_row >= 2.0 * s.gn * tuning::kSpmmCudaEntriesPerSubgroup) s.gn *= 2;
+  while (s.gc * s.gn * 2 <= 32 && s.gn < 8 && mean_row >= 2.0 * s.gn * tuning::kSpmmCudaEntriesPerSubgroup &&
+         mean_row >= 2.0 * s.gc * s.gn * tuning::kSpmmCudaMinChunksPerRow)
+    s.gn *= 2;
   s.tiles = (k + s.width() - 1) / s.width();
   return s;
 }
