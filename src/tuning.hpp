@@ -259,9 +259,13 @@ namespace spgemm {
 // --- CPU kernels (src/spgemm/cpu), measured on the 2-core dev box (docs/perf/spgemm.md) ---
 
 // Gustavson with a dense accumulator emits a row of C by scanning its presence bytes, with no sort,
-// when the row's column span is at most this many 64-column blocks per entry of the row (stencils, FEM,
-// banded rows qualify); wider rows sort their column list instead.
-constexpr int kDenseScanBlocksPerEntry = 4;
+// when the row's 64-column blocks times this cost are at most the n log2 n steps of sorting its n
+// columns (banded, FEM, 27-point rows: dense bands, scanned); else it sorts the row's column list.
+// Dev box, 1 thread, CPU time at 500K non-zeros, 2026-11-27: 4 against the earlier rule (scan up to 4
+// blocks per entry) took lap2d 12.3 -> 8.7 ms, road 16.0 -> 12.9, road_planar 16.1 -> 11.8, lap3d7
+// 13.9 -> 12.7 (their rows of C: 5-24 entries over 12-100 blocks), FEM, banded, 27-point and power-law
+// unchanged; 1 and 2 scanned lap3d7 (2x slower at 1), 8 and 16 sorted FEM and power-law rows (+5-10 %).
+constexpr int kDenseScanBlockCost = 4;
 // The dense accumulator handles up to three consecutive entries of A together when their rows of B hold
 // the same columns (FEM's dof blocks: 2 of 3 consecutive rows of B), if at least this share of sampled
 // pairs of consecutive rows of B do. fem 3-dof, 1 thread: 30 % less CPU time per product; stencils,
