@@ -287,6 +287,12 @@ constexpr int kOnePassStealCheckRows = 64;
 // steps of this many bytes of values (the kernel zeroes fresh pages at their first touch: a quarter of
 // the product's time on the dev box).
 constexpr std::int64_t kOnePassPopulateBytes = std::int64_t(2) << 20;
+// Rows of C of at most this many entries are written through a buffer of kOnePassRowBufferEntries
+// (12-24 KB: L1) and appended to C in batches, longer ones in place (a vector resize each). Dev box, 1
+// thread, CPU time, 500K non-zeros, medians of 3 against all in place: road 11.9 -> 10.7 ms, road_planar
+// 10.5 -> 9.9; banded (21 per row), FEM, stencils within noise; 16 and 32 alike (docs/perf/spgemm-cpu.md).
+constexpr std::int64_t kOnePassBufferedRowEntries = 32;
+constexpr std::int64_t kOnePassRowBufferEntries = 2048;
 // Gustavson writes C in one pass, into arrays reserved at its bound (a row's products, at most B.cols),
 // while that bound takes at most this share of the memory available; else it counts C's rows exactly
 // first. The reservation is address space: only the pages written are ever touched.

@@ -5,6 +5,7 @@
 // whose rows of C are short (road, stencils), where it keeps the dense accumulator.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <random>
 #include <string>
 #include <vector>
@@ -14,12 +15,15 @@
 #include "spkit/gen.hpp"
 #include "spkit/spgemm.hpp"
 #include "spkit/stats.hpp"
+#include "tuning.hpp"
 
 namespace spkit::test {
 namespace {
 
 using detail::GustavsonAccumulator;
 using detail::GustavsonRoute;
+
+static_assert(tuning::spgemm::kOnePassBufferedRowEntries == 32, "mixed_a's band rows straddle the row buffer's limit");
 
 constexpr std::int64_t kSpreadRows = 3000;  // rows of B with two far-apart columns; the rest are bands
 
@@ -31,8 +35,9 @@ Csr<double> mixed_b(std::uint64_t seed) {
   for (std::int64_t j = 0; j < rows; ++j) {
     auto& r = pattern[static_cast<std::size_t>(j)];
     if (j < kSpreadRows) {
-      const auto x = static_cast<std::int32_t>((j * 7919) % cols), y = static_cast<std::int32_t>((j * 104729 + 13) % cols);
-      r = x < y ? std::vector<std::int32_t>{x, y} : x > y ? std::vector<std::int32_t>{y, x} : std::vector<std::int32_t>{x};
+      const auto x = static_cast<std::int32_t>((j * 7919) % cols);
+      const auto y = static_cast<std::int32_t>((j * 104729 + 13) % cols);
+      r = x == y ? std::vector<std::int32_t>{x} : std::vector<std::int32_t>{std::min(x, y), std::max(x, y)};
     } else {
       const auto first = static_cast<std::int32_t>(((j - kSpreadRows) * 2) % (cols - 8));
       for (std::int32_t c = 0; c < 8; ++c) r.push_back(first + c);
@@ -50,7 +55,9 @@ Csr<double> mixed_a(std::uint64_t seed) {
   const std::int64_t rows = 5003, b_rows = 6007;
   std::mt19937_64 rng(seed);
   const auto spread = [&] { return static_cast<std::int32_t>(rng() % kSpreadRows); };
-  const auto band = [&](std::int64_t room) { return static_cast<std::int32_t>(kSpreadRows + rng() % (b_rows - kSpreadRows - room)); };
+  const auto band = [&](std::int64_t room) {
+    return static_cast<std::int32_t>(kSpreadRows + rng() % (b_rows - kSpreadRows - room));
+  };
   std::vector<std::vector<std::int32_t>> pattern(static_cast<std::size_t>(rows));
   for (std::int64_t i = 0; i < rows; ++i) {
     std::vector<std::int32_t> r;
@@ -118,7 +125,10 @@ TEST(SpgemmCpuRows, SortedScannedBufferedAndInPlaceRowsAgree) {
   // The matrix holds what its comment says: rows of C on both sides of the row buffer's limit (32).
   const Csr<double> ref = spgemm_reference(a, b);
   int at_limit = 0, past_limit = 0;
-  for (std::int64_t i = 0; i < ref.rows; ++i) at_limit += ref.row_length(i) == 32, past_limit += ref.row_length(i) == 34;
+  for (std::int64_t i = 0; i < ref.rows; ++i) {
+    at_limit += ref.row_length(i) == 32;
+    past_limit += ref.row_length(i) == 34;
+  }
   EXPECT_GT(at_limit, 0);
   EXPECT_GT(past_limit, 0);
   EXPECT_GT(ref.row_length(2501), 2048) << "the huge row outgrows the row buffer";

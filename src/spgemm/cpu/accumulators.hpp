@@ -33,8 +33,9 @@ namespace spkit::detail {
 // when the column was absent. Bytes rather than bits: a bitmap's read-modify-write of one word per
 // product chains consecutive columns through store forwarding (measured: the bitmap version spent most
 // of its time there). A row comes out in column order by scanning the presence bytes between its lowest
-// and highest column, 64 at a time, when that span is short against the row (stencils, FEM, banded: no
-// sort at all), else by sorting the row's column list. Where B's consecutive rows often hold the same
+// and highest column, 64 at a time, when that costs less than sorting the row's column list (dense
+// bands: banded, FEM, 27-point), else by that sort (short rows spread over a few bands: road, 5- and
+// 7-point stencils, whose scans crossed 12-100 mostly empty blocks for 5-24 entries). Where B's consecutive rows often hold the same
 // columns (FEM's dof blocks), up to three entries of A reaching such rows are accumulated together.
 template <class T>
 class DenseAccumulator {

@@ -62,7 +62,7 @@ std::int64_t product_count(const Csr<T>& a, const Csr<T>& b) {
 // Rows of C appended to (col, val). A vector grows only by filling what it adds: resize zeroes the
 // entries that emit then overwrites, a call and a memset per row, 10 % of the product where rows of C
 // hold ~5 entries (road). So short rows go through a small buffer (in L1) appended in batches; long
-// rows, whose copy would cost more than the resize, are written in place.
+// rows, whose copy would cost more than the resize, are written in place (tuning::spgemm).
 template <class T>
 class RowStage {
  public:
@@ -73,7 +73,7 @@ class RowStage {
                        std::vector<T>& val) {
     const std::int64_t products = row_products(a, b, i);
     const std::int64_t distinct = acc.accumulate(a, b, i, products, products);
-    if (distinct > kShortRow) {
+    if (distinct > tuning::spgemm::kOnePassBufferedRowEntries) {
       flush(col, val);
       const std::size_t at = col.size();
       col.resize(at + static_cast<std::size_t>(distinct));
@@ -98,8 +98,7 @@ class RowStage {
   void drop() { used_ = 0; }
 
  private:
-  static constexpr std::int64_t kShortRow = 32;
-  static constexpr std::size_t kEntries = 2048;
+  static constexpr auto kEntries = static_cast<std::size_t>(tuning::spgemm::kOnePassRowBufferEntries);
   std::vector<std::int32_t> col_;
   std::vector<T> val_;
   std::int64_t used_ = 0;
@@ -272,9 +271,8 @@ Csr<T> one_pass(const Csr<T>& a, const Csr<T>& b, std::int64_t bound, int thread
         stolen = (i - cut[k]) % tuning::spgemm::kOnePassStealCheckRows == 0 &&
                  ch.state.load(std::memory_order_relaxed) == kStolen;
       }
-      if (stolen) stage.drop();
-      else stage.flush(s.col, s.val);
       if (!stolen) {
+        stage.flush(s.col, s.val);
         ch.col = s.col.data() + at;
         ch.val = s.val.data() + at;
         ch.entries = static_cast<std::int64_t>(s.col.size() - at);
@@ -283,6 +281,7 @@ Csr<T> one_pass(const Csr<T>& a, const Csr<T>& b, std::int64_t bound, int thread
         stolen = !ch.state.compare_exchange_strong(working, kDone, std::memory_order_acq_rel);
       }
       if (stolen) {  // thread 0 computes these rows itself: drop them
+        stage.drop();
         s.col.resize(at);
         s.val.resize(at);
       }
