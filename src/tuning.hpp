@@ -259,9 +259,13 @@ namespace spgemm {
 // --- CPU kernels (src/spgemm/cpu), measured on the 2-core dev box (docs/perf/spgemm.md) ---
 
 // Gustavson with a dense accumulator emits a row of C by scanning its presence bytes, with no sort,
-// when the row's column span is at most this many 64-column blocks per entry of the row (stencils, FEM,
-// banded rows qualify); wider rows sort their column list instead.
-constexpr int kDenseScanBlocksPerEntry = 4;
+// when the row's 64-column blocks times this cost are at most the n log2 n steps of sorting its n
+// columns (banded, FEM, 27-point rows: dense bands, scanned); else it sorts the row's column list.
+// Dev box, 1 thread, CPU time at 500K non-zeros, 2026-11-27: 4 against the earlier rule (scan up to 4
+// blocks per entry) took lap2d 12.3 -> 8.7 ms, road 16.0 -> 12.9, road_planar 16.1 -> 11.8, lap3d7
+// 13.9 -> 12.7 (their rows of C: 5-24 entries over 12-100 blocks), FEM, banded, 27-point and power-law
+// unchanged; 1 and 2 scanned lap3d7 (2x slower at 1), 8 and 16 sorted FEM and power-law rows (+5-10 %).
+constexpr int kDenseScanBlockCost = 4;
 // The dense accumulator handles up to three consecutive entries of A together when their rows of B hold
 // the same columns (FEM's dof blocks: 2 of 3 consecutive rows of B), if at least this share of sampled
 // pairs of consecutive rows of B do. fem 3-dof, 1 thread: 30 % less CPU time per product; stencils,
@@ -283,6 +287,12 @@ constexpr int kOnePassStealCheckRows = 64;
 // steps of this many bytes of values (the kernel zeroes fresh pages at their first touch: a quarter of
 // the product's time on the dev box).
 constexpr std::int64_t kOnePassPopulateBytes = std::int64_t(2) << 20;
+// Rows of C of at most this many entries are written through a buffer of kOnePassRowBufferEntries
+// (12-24 KB: L1) and appended to C in batches, longer ones in place (a vector resize each). Dev box, 1
+// thread, CPU time, 500K non-zeros, medians of 3 against all in place: road 11.9 -> 10.7 ms, road_planar
+// 10.5 -> 9.9; banded (21 per row), FEM, stencils within noise; 16 and 32 alike (docs/perf/spgemm-cpu.md).
+constexpr std::int64_t kOnePassBufferedRowEntries = 32;
+constexpr std::int64_t kOnePassRowBufferEntries = 2048;
 // Gustavson writes C in one pass, into arrays reserved at its bound (a row's products, at most B.cols),
 // while that bound takes at most this share of the memory available; else it counts C's rows exactly
 // first. The reservation is address space: only the pages written are ever touched.

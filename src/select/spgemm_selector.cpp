@@ -7,7 +7,10 @@
 //        more (meshes in random order: 2.0-2.4x); elsewhere (power-law, circuit, random, geometric)
 //        cusparseSpGEMM is faster, and auto says so and runs it.
 //   CPU: block products pay only when blocks are nearly full (banded: 2.1x MKL in fp32); otherwise the
-//        dense-accumulator Gustavson, or the hash one when B is too wide for a dense row per thread.
+//        dense-accumulator Gustavson, or the hash one when B is too wide for a dense row per thread. On
+//        short rows of C (road, 5- and 7-point stencils) the hash one was 5-31 % faster until the dense
+//        one sorted such rows instead of scanning their span; since, the dense one is faster there (lap2d
+//        fp32: within 5 %; docs/perf/spgemm-cpu.md), so the rule needs no row-length test.
 // spgemm_candidates ranks the rest after the pick: spgemm() runs the next one when a kernel refuses.
 #include <algorithm>
 #include <string>

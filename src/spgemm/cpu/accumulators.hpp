@@ -33,8 +33,9 @@ namespace spkit::detail {
 // when the column was absent. Bytes rather than bits: a bitmap's read-modify-write of one word per
 // product chains consecutive columns through store forwarding (measured: the bitmap version spent most
 // of its time there). A row comes out in column order by scanning the presence bytes between its lowest
-// and highest column, 64 at a time, when that span is short against the row (stencils, FEM, banded: no
-// sort at all), else by sorting the row's column list. Where B's consecutive rows often hold the same
+// and highest column, 64 at a time, when that costs less than sorting the row's column list (dense
+// bands: banded, FEM, 27-point), else by that sort (short rows spread over a few bands: road, 5- and
+// 7-point stencils, whose scans crossed 12-100 mostly empty blocks for 5-24 entries). Where B's consecutive rows often hold the same
 // columns (FEM's dof blocks), up to three entries of A reaching such rows are accumulated together.
 template <class T>
 class DenseAccumulator {
@@ -140,7 +141,11 @@ class DenseAccumulator {
     std::int32_t lo = std::numeric_limits<std::int32_t>::max(), hi = 0;
     for (std::int64_t e = 0; e < n; ++e) lo = std::min(lo, cols[e]), hi = std::max(hi, cols[e]);
     std::int64_t out = 0;
-    if ((hi - lo) / 64 + 1 <= tuning::spgemm::kDenseScanBlocksPerEntry * n) {
+    // Scan when its blocks cost no more than a sort's comparisons (n log2 n): short rows spread over
+    // a few bands (road, the 5- and 7-point stencils) sort; dense bands (banded, FEM, 27-point) scan.
+    const std::int64_t blocks = (static_cast<std::int64_t>(hi) - lo) / 64 + 1;
+    const std::int64_t sort_steps = n * (64 - __builtin_clzll(static_cast<std::uint64_t>(n)));
+    if (blocks * tuning::spgemm::kDenseScanBlockCost <= sort_steps) {
       for (std::int64_t base = lo; base <= hi; base += 64) {
         for (std::uint64_t mask = nonzero_bytes(present + base); mask; mask &= mask - 1)
           out = put(static_cast<std::int32_t>(base + __builtin_ctzll(mask)), out_col, out_val, out);

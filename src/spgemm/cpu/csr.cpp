@@ -11,9 +11,9 @@
 //             its exact size and each row written in place (numeric), compacted when exact zeros fell.
 // Stages "symbolic" (the bound, or exact counts) and "numeric" (accumulation, writing C) in both routes.
 // Two accumulators for one row of C (accumulators.hpp):
-//   cpu.csr.gustavson_dense  a dense array of B.cols values and a presence bitmap per thread (O(1)
-//                            access, no hashing, rows of narrow span emitted in order without a sort;
-//                            B.cols * (sizeof(T) + 1/8) bytes per thread: for moderate widths);
+//   cpu.csr.gustavson_dense  a dense array of B.cols values and presence bytes per thread (O(1)
+//                            access, no hashing, rows in dense bands emitted in order without a sort;
+//                            B.cols * (sizeof(T) + 1) bytes per thread: for moderate widths);
 //   cpu.csr.gustavson_hash   an open-addressing hash table sized to the row (2x its distinct
 //                            columns, a power of two): small and cache-resident however wide B is.
 #include <omp.h>

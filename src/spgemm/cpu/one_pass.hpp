@@ -59,20 +59,50 @@ std::int64_t product_count(const Csr<T>& a, const Csr<T>& b) {
   return n;
 }
 
-// Appends row i of C to (col, val), which must have room for its bound; returns the entries kept.
-template <class T, class Acc>
-std::int64_t append_row(Acc& acc, const Csr<T>& a, const Csr<T>& b, std::int64_t i, std::vector<std::int32_t>& col,
-                        std::vector<T>& val) {
-  const std::int64_t products = row_products(a, b, i);
-  const std::size_t at = col.size();
-  const std::int64_t distinct = acc.accumulate(a, b, i, products, products);
-  col.resize(at + static_cast<std::size_t>(distinct));
-  val.resize(at + static_cast<std::size_t>(distinct));
-  const std::int64_t kept = acc.emit(col.data() + at, val.data() + at);
-  col.resize(at + static_cast<std::size_t>(kept));
-  val.resize(at + static_cast<std::size_t>(kept));
-  return kept;
-}
+// Rows of C appended to (col, val). A vector grows only by filling what it adds: resize zeroes the
+// entries that emit then overwrites, a call and a memset per row, 10 % of the product where rows of C
+// hold ~5 entries (road). So short rows go through a small buffer (in L1) appended in batches; long
+// rows, whose copy would cost more than the resize, are written in place (tuning::spgemm).
+template <class T>
+class RowStage {
+ public:
+  RowStage() : col_(kEntries), val_(kEntries) {}
+  // Computes row i of C and appends it; returns the entries kept. (col, val) need room for its bound.
+  template <class Acc>
+  std::int64_t add_row(Acc& acc, const Csr<T>& a, const Csr<T>& b, std::int64_t i, std::vector<std::int32_t>& col,
+                       std::vector<T>& val) {
+    const std::int64_t products = row_products(a, b, i);
+    const std::int64_t distinct = acc.accumulate(a, b, i, products, products);
+    if (distinct > tuning::spgemm::kOnePassBufferedRowEntries) {
+      flush(col, val);
+      const std::size_t at = col.size();
+      col.resize(at + static_cast<std::size_t>(distinct));
+      val.resize(at + static_cast<std::size_t>(distinct));
+      const std::int64_t kept = acc.emit(col.data() + at, val.data() + at);
+      col.resize(at + static_cast<std::size_t>(kept));
+      val.resize(at + static_cast<std::size_t>(kept));
+      return kept;
+    }
+    if (used_ + distinct > static_cast<std::int64_t>(kEntries)) flush(col, val);
+    const std::int64_t kept = acc.emit(col_.data() + used_, val_.data() + used_);
+    used_ += kept;
+    return kept;
+  }
+  // Appends the buffered rows to (col, val), which must have room for them (reserved at C's bound).
+  void flush(std::vector<std::int32_t>& col, std::vector<T>& val) {
+    col.insert(col.end(), col_.begin(), col_.begin() + used_);
+    val.insert(val.end(), val_.begin(), val_.begin() + used_);
+    used_ = 0;
+  }
+  // Forgets the buffered rows (a chunk taken over by thread 0).
+  void drop() { used_ = 0; }
+
+ private:
+  static constexpr auto kEntries = static_cast<std::size_t>(tuning::spgemm::kOnePassRowBufferEntries);
+  std::vector<std::int32_t> col_;
+  std::vector<T> val_;
+  std::int64_t used_ = 0;
+};
 
 // Column and value arrays reserved at `entries` (address space; huge pages asked for when large).
 template <class T>
@@ -178,12 +208,14 @@ Csr<T> one_pass(const Csr<T>& a, const Csr<T>& b, std::int64_t bound, int thread
   c.row_ptr.assign(static_cast<std::size_t>(rows) + 1, 0);
   reserve_rows(c.col_idx, c.values, bound);
   // Row lengths land in row_ptr[i + 1]; one prefix at the end makes them offsets.
-  auto write_rows = [&](Accumulator<T>& acc, std::int64_t first, std::int64_t last) {
-    for (std::int64_t i = first; i < last; ++i) c.row_ptr[i + 1] = append_row(acc, a, b, i, c.col_idx, c.values);
+  auto write_rows = [&](Accumulator<T>& acc, RowStage<T>& stage, std::int64_t first, std::int64_t last) {
+    for (std::int64_t i = first; i < last; ++i) c.row_ptr[i + 1] = stage.add_row(acc, a, b, i, c.col_idx, c.values);
+    stage.flush(c.col_idx, c.values);
   };
   if (threads == 1 && mode == OnePassMode::direct) {
     Accumulator<T> acc(b.cols);
-    write_rows(acc, 0, rows);
+    RowStage<T> stage;
+    write_rows(acc, stage, 0, rows);
   } else {
     const int chunks = static_cast<int>(std::min<std::int64_t>(
         std::max<std::int64_t>(rows, 1), std::int64_t{threads} * tuning::spgemm::kOnePassChunksPerThread));
@@ -223,7 +255,7 @@ Csr<T> one_pass(const Csr<T>& a, const Csr<T>& b, std::int64_t bound, int thread
       }
     };
     // A chunk claimed by a thread other than the first (or, `copied`, by any), into its arena.
-    auto write_chunk = [&](Accumulator<T>& acc, int k, std::vector<Segment<T>>& arena, bool hold) {
+    auto write_chunk = [&](Accumulator<T>& acc, RowStage<T>& stage, int k, std::vector<Segment<T>>& arena, bool hold) {
       Chunk<T>& ch = chunk[static_cast<std::size_t>(k)];
       const std::int64_t need = output_bound(a, b, cut[k], cut[k + 1]);
       if (arena.empty() || arena.back().room() < need) {
@@ -235,11 +267,12 @@ Csr<T> one_pass(const Csr<T>& a, const Csr<T>& b, std::int64_t bound, int thread
       ch.lengths.resize(static_cast<std::size_t>(cut[k + 1] - cut[k]));
       bool stolen = false;
       for (std::int64_t i = cut[k]; i < cut[k + 1] && !stolen; ++i) {
-        ch.lengths[i - cut[k]] = append_row(acc, a, b, i, s.col, s.val);
+        ch.lengths[i - cut[k]] = stage.add_row(acc, a, b, i, s.col, s.val);
         stolen = (i - cut[k]) % tuning::spgemm::kOnePassStealCheckRows == 0 &&
                  ch.state.load(std::memory_order_relaxed) == kStolen;
       }
       if (!stolen) {
+        stage.flush(s.col, s.val);
         ch.col = s.col.data() + at;
         ch.val = s.val.data() + at;
         ch.entries = static_cast<std::int64_t>(s.col.size() - at);
@@ -248,6 +281,7 @@ Csr<T> one_pass(const Csr<T>& a, const Csr<T>& b, std::int64_t bound, int thread
         stolen = !ch.state.compare_exchange_strong(working, kDone, std::memory_order_acq_rel);
       }
       if (stolen) {  // thread 0 computes these rows itself: drop them
+        stage.drop();
         s.col.resize(at);
         s.val.resize(at);
       }
@@ -258,9 +292,10 @@ Csr<T> one_pass(const Csr<T>& a, const Csr<T>& b, std::int64_t bound, int thread
       try {
         const bool front = t == 0 && mode != OnePassMode::copied;
         Accumulator<T> acc(b.cols);
+        RowStage<T> stage;
         for (int k; (k = claims.claim(front)) >= 0;) {
-          if (front) write_rows(acc, cut[k], cut[k + 1]);
-          else write_chunk(acc, k, arenas[static_cast<std::size_t>(t)], mode == OnePassMode::stolen && t != 0);
+          if (front) write_rows(acc, stage, cut[k], cut[k + 1]);
+          else write_chunk(acc, stage, k, arenas[static_cast<std::size_t>(t)], mode == OnePassMode::stolen && t != 0);
         }
         if (t == 1) populate_back();
         if (t == 0) {
@@ -272,7 +307,7 @@ Csr<T> one_pass(const Csr<T>& a, const Csr<T>& b, std::int64_t bound, int thread
             Chunk<T>& ch = chunk[static_cast<std::size_t>(k)];
             int working = kWorking;
             if (ch.state.compare_exchange_strong(working, kStolen, std::memory_order_acq_rel)) {
-              write_rows(acc, cut[k], cut[k + 1]);
+              write_rows(acc, stage, cut[k], cut[k + 1]);
               continue;
             }
             c.col_idx.insert(c.col_idx.end(), ch.col, ch.col + ch.entries);
