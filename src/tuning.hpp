@@ -431,6 +431,15 @@ inline constexpr int kSpmmCpuMaxTileBytes = 512;
 // 1.4M nnz, fp64, k = 64, 1 thread, thread CPU time, 2 interleaved rounds): 512 bytes 20-22 ms, 256
 // bytes 14-15 ms, 128 bytes 13-15 ms: 64 column streams of X and Y at once cost more than re-reading A.
 inline constexpr int kSpmmCpuColPanelBytes = 256;
+// cpu.dia.spmm: rows per tile of the diagonals ([tile][diagonal][row], one sequential block per tile, as
+// cpu.dia.omp's 64), and the bytes of Y a row-major register block keeps across the diagonals: 1 KB, 16
+// of the 32 AVX-512 registers (16 rows at k = 4 doubles, 2 rows at k = 64), the rest for X's rows.
+// Set from the register count, as the CSR tiles; not swept.
+inline constexpr std::int64_t kSpmmCpuDiaTileRows = 64;
+inline constexpr int kSpmmCpuDiaAccumulatorBytes = 1024;
+// cpu.spmv.per_column and SpMM auto's DIA rule ask the SpMV selector for its pick over this many products,
+// so that conversion time does not count: the fastest product, as the "vs k SpMVs" yardstick of `spkit spmm`.
+inline constexpr std::int64_t kSpmmSpmvExpectedProducts = 1000000;
 // cuda.csr.spmm_colmajor_gather: lanes per row from the mean row length: the largest power of two (4..32)
 // not above mean / kSpmmCudaEntriesPerLane, as for cuda.csr.subwarp (tuning::kCudaSubwarpEntriesPerLane).
 // Timed with this value on an H200, 2026-11-27 (docs/perf/spmm-gpu.md); not swept.
