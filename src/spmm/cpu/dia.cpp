@@ -19,6 +19,7 @@
 #include <cstring>
 #include <limits>
 #include <string>
+#include <type_traits>
 
 #include "kernels/cpu/cpu_common.hpp"
 #include "kernels/cpu/simd_vec.hpp"
@@ -198,6 +199,7 @@ class DiaSpmm final : public SpmmPlan<T> {
  private:
   // Columns per pass of the column-major tile: 16 vectors of sums (8 doubles or 16 floats each).
   static constexpr int kColGroup = 16 / (static_cast<int>(kTile) / cpu::Vec64<T>::lanes);
+  static constexpr std::int64_t kColPanelTiles = tuning::kSpmmCpuDiaColPanelRows / kTile;
 
   bool interior(std::int64_t r0) const {
     return r0 + kTile <= rows_ && r0 + offs_.front() >= 0 && r0 + kTile - 1 + offs_.back() < cols_;
@@ -238,21 +240,33 @@ class DiaSpmm final : public SpmmPlan<T> {
     }
   }
 
+  // Panels of kColPanelTiles tiles: every column group runs down the whole panel before the next group, so
+  // each column of X and Y is read and written in runs of the panel's rows (one stream, not one per tile
+  // and column), while the panel's diagonals stay in L2 for all the columns.
   template <class Out>
   void run_col_major(const T* x, std::int64_t ldx, T* y, std::int64_t ldy, Out out) const {
     const std::int64_t nd = static_cast<std::int64_t>(offs_.size()), k = shape_.k;
     const std::int64_t* offs = offs_.data();
+    const std::int64_t panels = (tiles_ + kColPanelTiles - 1) / kColPanelTiles;
 #pragma omp parallel for num_threads(threads_) schedule(static) if (threads_ > 1)
-    for (std::int64_t t = 0; t < tiles_; ++t) {
-      const std::int64_t r0 = t * kTile, n = std::min(kTile, rows_ - r0);
-      const T* v = val_.data() + t * nd * kTile;
-      if (!interior(r0)) {
-        for (std::int64_t c = 0; c < k; ++c) col_tile_edge(v, offs, nd, r0, n, cols_, x + c * ldx, y + c * ldy, out);
-        continue;
-      }
+    for (std::int64_t p = 0; p < panels; ++p) {
+      const std::int64_t t0 = p * kColPanelTiles, t1 = std::min(tiles_, t0 + kColPanelTiles);
       std::int64_t c = 0;
-      for (; c + kColGroup <= k; c += kColGroup) col_tile<kColGroup>(v, offs, nd, r0, x + c * ldx, ldx, y + c * ldy, ldy, out);
-      for (; c < k; ++c) col_tile<1>(v, offs, nd, r0, x + c * ldx, ldx, y + c * ldy, ldy, out);
+      const auto group = [&](auto g_tag, std::int64_t c0) {
+        constexpr int G = decltype(g_tag)::value;
+        for (std::int64_t t = t0; t < t1; ++t) {
+          const std::int64_t r0 = t * kTile, n = std::min(kTile, rows_ - r0);
+          const T* v = val_.data() + t * nd * kTile;
+          if (interior(r0)) {
+            col_tile<G>(v, offs, nd, r0, x + c0 * ldx, ldx, y + c0 * ldy, ldy, out);
+          } else {
+            for (std::int64_t g = 0; g < G; ++g)
+              col_tile_edge(v, offs, nd, r0, n, cols_, x + (c0 + g) * ldx, y + (c0 + g) * ldy, out);
+          }
+        }
+      };
+      for (; c + kColGroup <= k; c += kColGroup) group(std::integral_constant<int, kColGroup>{}, c);
+      for (; c < k; ++c) group(std::integral_constant<int, 1>{}, c);
     }
   }
 
