@@ -37,6 +37,7 @@ std::string cpu_spmv_pick(const MatrixStats& stats) {
 // Whether cpu.dia.spmm, which stores every diagonal, accepts the matrix: the DIA kernels' rule on the
 // full diagonals (the SpMV pick may be the symmetric kernel, which stores half of them).
 bool all_diagonals_pay(const MatrixStats& stats) {
+  if (stats.nnz > 0 && stats.diagonals == 0) return false;  // statistics without the pattern's: no rule to follow
   return dia_cost(stats, Precision::f64, false, 0, 1.0, 0.0).applicable;
 }
 
