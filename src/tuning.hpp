@@ -442,6 +442,12 @@ inline constexpr int kSpmmCpuDiaAccumulatorBytes = 1024;
 // for 5 of them in fp64, stay in L2). lap2d fp64 k = 64, 1 thread, loaded dev box: 27-28 ms against 28.6 ms
 // tile by tile, within the noise; not swept.
 inline constexpr std::int64_t kSpmmCpuDiaColPanelRows = 1024;
+// SpMM auto takes cpu.dia.spmm for row-major X and Y only up to this k (column-major: every k). Measured
+// 2026-11-27 on the loaded 2-core dev box (docs/perf/spmm-cpu.md, 3 interleaved rounds, 1 thread, per-process
+// ratio to MKL): at k = 4 the diagonals beat the CSR tiles on lap2d, lap3d 7-point, banded and road (MKL / ours
+// 0.88-0.99 -> 1.13-1.77); at k = 16 it was mixed (fp64 0.80-1.02 against CSR's 0.90-1.09) and at k = 64 worse
+// on every stencil (0.76-0.97 against 0.90-1.10), though both move the same X and Y.
+inline constexpr std::int64_t kSpmmCpuDiaRowMajorMaxK = 8;
 // cpu.spmv.per_column and SpMM auto's DIA rule ask the SpMV selector for its pick over this many products,
 // so that conversion time does not count: the fastest product, as the "vs k SpMVs" yardstick of `spkit spmm`.
 inline constexpr std::int64_t kSpmmSpmvExpectedProducts = 1000000;

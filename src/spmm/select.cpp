@@ -1,7 +1,8 @@
 // `auto` for SpMM: one kernel per (backend, layout), every one of which already adapts to k and the rows
 // at plan time, except where the SpMV side knows better:
 //   CPU, k = 1        cpu.spmv.per_column    (the SpMV selector's pick: one column has no reuse to gain)
-//   CPU, DIA matrices cpu.dia.spmm           (where the SpMV selector runs the matrix in DIA: stencils, bands)
+//   CPU, DIA matrices cpu.dia.spmm           (where the SpMV selector runs the matrix in DIA: stencils, bands;
+//                                           row-major up to k = tuning::kSpmmCpuDiaRowMajorMaxK)
 //   CPU, row-major    cpu.csr.spmm_rowmajor  (register tiles sized to k)
 //   CPU, column-major cpu.csr.spmm_colmajor  (X copied into row-major panels, the same tiles)
 //   GPU, row-major    cuda.csr.spmm_rowmajor (lanes over columns from k, sub-groups over entries from the mean row)
@@ -53,7 +54,8 @@ SpmmSelection select_spmm_kernel(const MatrixStats& stats, const SpmmShape& shap
     if (shape.k == 1) {
       s.kernel = "cpu.spmv.per_column";
       s.reason = "k = 1: one product with the SpMV kernel spkit's selector picks (one column: no reads of A to share)";
-    } else if (spmv_info && spmv_info->format == Format::dia && all_diagonals_pay(stats)) {
+    } else if (spmv_info && spmv_info->format == Format::dia && all_diagonals_pay(stats) &&
+               (!row || shape.k <= tuning::kSpmmCpuDiaRowMajorMaxK)) {
       s.kernel = "cpu.dia.spmm";
       s.reason = k + ", " + std::string(row ? "row" : "column") + "-major: the SpMV selector runs this matrix in DIA (" +
                  spmv + "), so the diagonals, read once without column indices, with Y's tiles in registers";

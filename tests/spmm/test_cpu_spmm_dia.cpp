@@ -3,7 +3,8 @@
 // interior and edge tiles (diagonals reaching outside X), rectangular matrices with diagonals that start
 // or end outside the matrix, empty rows, 1x1, row counts not a multiple of the 64-row tile or the register
 // block, 1 and 2 threads. Then SpMM auto's two rules that follow the SpMV side (src/spmm/select.cpp): a
-// stencil the SpMV selector runs in DIA gets the DIA SpMM, and k = 1 runs the SpMV selector's pick.
+// stencil the SpMV selector runs in DIA gets the DIA SpMM (row-major up to a k), and k = 1 runs the SpMV
+// selector's pick.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -15,6 +16,7 @@
 #include "spkit/select.hpp"
 #include "spkit/spmm.hpp"
 #include "spkit/stats.hpp"
+#include "tuning.hpp"
 
 namespace spkit::test {
 namespace {
@@ -115,8 +117,9 @@ TEST(SpmmAuto, FollowsTheSpmvSelectorIntoDia) {
       for (std::int64_t k : {2, 4, 64}) {
         const SpmmSelection s = select_spmm_kernel(stats, {k, layout}, Backend::cpu);
         SCOPED_TRACE(std::string(c.family) + ", k " + std::to_string(k) + ": " + s.reason);
-        EXPECT_EQ(s.kernel == "cpu.dia.spmm", spmv_dia);
-        if (!spmv_dia) EXPECT_EQ(s.kernel.rfind("cpu.csr.", 0), 0u);
+        const bool dia_for_k = layout == DenseLayout::col_major || k <= tuning::kSpmmCpuDiaRowMajorMaxK;
+        EXPECT_EQ(s.kernel == "cpu.dia.spmm", spmv_dia && dia_for_k);
+        if (!spmv_dia || !dia_for_k) EXPECT_EQ(s.kernel.rfind("cpu.csr.", 0), 0u);
       }
     dia_picks += spmv_dia;
     if (std::string(c.family) == "lap2d") EXPECT_TRUE(spmv_dia) << "a 5-point stencil: the SpMV side runs it in DIA";
