@@ -441,6 +441,26 @@ inline constexpr int kSpmmCpuMaxTileBytes = 512;
 // 1.4M nnz, fp64, k = 64, 1 thread, thread CPU time, 2 interleaved rounds): 512 bytes 20-22 ms, 256
 // bytes 14-15 ms, 128 bytes 13-15 ms: 64 column streams of X and Y at once cost more than re-reading A.
 inline constexpr int kSpmmCpuColPanelBytes = 256;
+// cpu.dia.spmm: rows per tile of the diagonals ([tile][diagonal][row], one sequential block per tile, as
+// cpu.dia.omp's 64), and the bytes of Y a row-major register block keeps across the diagonals: 1 KB, 16
+// of the 32 AVX-512 registers (16 rows at k = 4 doubles, 2 rows at k = 64), the rest for X's rows.
+// Set from the register count, as the CSR tiles; not swept.
+inline constexpr std::int64_t kSpmmCpuDiaTileRows = 64;
+inline constexpr int kSpmmCpuDiaAccumulatorBytes = 1024;
+// cpu.dia.spmm, column-major: rows per panel that each group of columns runs down before the next group, so
+// each column of X and Y is one stream per panel instead of one per 64-row tile (the panel's diagonals, 40 KB
+// for 5 of them in fp64, stay in L2). lap2d fp64 k = 64, 1 thread, loaded dev box: 27-28 ms against 28.6 ms
+// tile by tile, within the noise; not swept.
+inline constexpr std::int64_t kSpmmCpuDiaColPanelRows = 1024;
+// SpMM auto takes cpu.dia.spmm for row-major X and Y only up to this k (column-major: every k). Measured
+// 2026-11-27 on the loaded 2-core dev box (docs/perf/spmm-cpu.md, 3 interleaved rounds, 1 thread, per-process
+// ratio to MKL): at k = 4 the diagonals beat the CSR tiles on lap2d, lap3d 7-point, banded and road (MKL / ours
+// 0.88-0.99 -> 1.13-1.77); at k = 16 it was mixed (fp64 0.80-1.02 against CSR's 0.90-1.09) and at k = 64 worse
+// on every stencil (0.76-0.97 against 0.90-1.10), though both move the same X and Y.
+inline constexpr std::int64_t kSpmmCpuDiaRowMajorMaxK = 8;
+// cpu.spmv.per_column and SpMM auto's DIA rule ask the SpMV selector for its pick over this many products,
+// so that conversion time does not count: the fastest product, as the "vs k SpMVs" yardstick of `spkit spmm`.
+inline constexpr std::int64_t kSpmmSpmvExpectedProducts = 1000000;
 // cuda.csr.spmm_colmajor_gather: lanes per row from the mean row length: the largest power of two (4..32)
 // not above mean / kSpmmCudaEntriesPerLane, as for cuda.csr.subwarp (tuning::kCudaSubwarpEntriesPerLane).
 // Timed with this value on an H200, 2026-11-27 (docs/perf/spmm-gpu.md); not swept.

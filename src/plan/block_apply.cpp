@@ -41,12 +41,10 @@ typename BlockApply<T>::Kept& BlockApply<T>::plan_for(std::int64_t k) {
     a_renumbered_ = true;
   }
   const SpmmShape shape{k, DenseLayout::row_major};
-  // The SpMM rules read the shape and the mean row length only (src/spmm/select.cpp).
+  // The SpMM rules read what the SpMV selector reads (src/spmm/select.cpp: the diagonals, for DIA).
   MatrixStats stats;
-  stats.rows = a_.rows;
-  stats.cols = a_.cols;
-  stats.nnz = a_.nnz();
-  stats.row_nnz_mean = a_.rows > 0 ? static_cast<double>(a_.nnz()) / static_cast<double>(a_.rows) : 0;
+  if constexpr (sizeof(T) == 8) stats = compute_stats(a_);
+  else stats = compute_stats(csr_cast<double>(a_));
   const SpmmSelection pick = select_spmm_kernel(stats, shape, backend_);
   const SpmmKernelInfo* info = spmm_registry().find(pick.kernel);
   if (!info) throw NotApplicable("Plan::apply: SpMM kernel " + pick.kernel + " is not in this build");

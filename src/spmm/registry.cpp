@@ -6,6 +6,8 @@
 namespace spkit {
 
 void register_cpu_csr_spmm(SpmmRegistry&);            // src/spmm/cpu/csr.cpp
+void register_cpu_dia_spmm(SpmmRegistry&);            // src/spmm/cpu/dia.cpp
+void register_cpu_spmv_columns_spmm(SpmmRegistry&);   // src/spmm/cpu/spmv_columns.cpp
 #ifdef SPKIT_HAVE_CUDA
 void register_cuda_csr_rowmajor_spmm(SpmmRegistry&);  // src/spmm/cuda/csr_rowmajor.cu
 void register_cuda_csr_colmajor_spmm(SpmmRegistry&);  // src/spmm/cuda/csr_colmajor.cu
@@ -20,6 +22,8 @@ const SpmmRegistry& spmm_registry() {
   static const SpmmRegistry instance = [] {
     SpmmRegistry reg;
     register_cpu_csr_spmm(reg);
+    register_cpu_dia_spmm(reg);
+    register_cpu_spmv_columns_spmm(reg);
 #ifdef SPKIT_HAVE_CUDA
     register_cuda_csr_rowmajor_spmm(reg);
     register_cuda_csr_colmajor_spmm(reg);

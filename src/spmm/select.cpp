@@ -1,27 +1,69 @@
 // `auto` for SpMM: one kernel per (backend, layout), every one of which already adapts to k and the rows
-// at plan time, so the rule reads only the layout:
+// at plan time, except where the SpMV side knows better:
+//   CPU, k = 1        cpu.spmv.per_column    (the SpMV selector's pick: one column has no reuse to gain)
+//   CPU, DIA matrices cpu.dia.spmm           (where the SpMV selector runs the matrix in DIA: stencils, bands;
+//                                           row-major up to k = tuning::kSpmmCpuDiaRowMajorMaxK)
 //   CPU, row-major    cpu.csr.spmm_rowmajor  (register tiles sized to k)
 //   CPU, column-major cpu.csr.spmm_colmajor  (X copied into row-major panels, the same tiles)
 //   GPU, row-major    cuda.csr.spmm_rowmajor (lanes over columns from k, sub-groups over entries from the mean row)
 //   GPU, column-major cuda.csr.spmm_colmajor (X transposed, then the row-major row splitting)
+// The DIA rule is the SpMV selector's own (select_kernel's cost models, spkit/select.hpp), not a copy of it.
 // The baselines (MKL, cuSPARSE) are never picked. The reason line names the k and layout read.
 #include <string>
 
+#include "kernels/format_costs.hpp"
 #include "spkit/error.hpp"
+#include "spkit/select.hpp"
 #include "spkit/spmm.hpp"
 #include "spkit/stats.hpp"
 #include "tuning.hpp"
 
 namespace spkit {
+namespace {
+
+// The CPU SpMV kernel spkit's selector picks for the fastest product on all threads, "" when none applies.
+// In double: DIA's bytes against CSR's are then at their least favourable (8 of 12 bytes per non-zero, 4 of
+// 8 in float), so a DIA pick here is one in float too, and cpu.dia.spmm accepts the matrix in both.
+std::string cpu_spmv_pick(const MatrixStats& stats) {
+  PlanSettings settings;
+  settings.backend = Backend::cpu;
+  settings.expected_products = tuning::kSpmmSpmvExpectedProducts;
+  try {
+    return select_kernel(stats, settings, Precision::f64).kernel;
+  } catch (const NotApplicable&) {
+    return {};
+  }
+}
+
+// Whether cpu.dia.spmm, which stores every diagonal, accepts the matrix: the DIA kernels' rule on the
+// full diagonals (the SpMV pick may be the symmetric kernel, which stores half of them).
+bool all_diagonals_pay(const MatrixStats& stats) {
+  if (stats.nnz > 0 && stats.diagonals == 0) return false;  // statistics without the pattern's: no rule to follow
+  return dia_cost(stats, Precision::f64, false, 0, 1.0, 0.0).applicable;
+}
+
+}  // namespace
 
 SpmmSelection select_spmm_kernel(const MatrixStats& stats, const SpmmShape& shape, Backend backend) {
   const bool row = shape.layout == DenseLayout::row_major;
   SpmmSelection s;
   const std::string k = "k = " + std::to_string(shape.k);
   if (backend == Backend::cpu) {
-    s.kernel = row ? "cpu.csr.spmm_rowmajor" : "cpu.csr.spmm_colmajor";
-    s.reason = row ? k + ", row-major: register tiles of Y's row sized to k, A read once"
-                   : k + ", column-major: X copied into row-major panels, register tiles, A read once per panel";
+    const std::string spmv = shape.k > 1 ? cpu_spmv_pick(stats) : std::string();
+    const KernelInfo* spmv_info = spmv.empty() ? nullptr : registry().find(spmv);
+    if (shape.k == 1) {
+      s.kernel = "cpu.spmv.per_column";
+      s.reason = "k = 1: one product with the SpMV kernel spkit's selector picks (one column: no reads of A to share)";
+    } else if (spmv_info && spmv_info->format == Format::dia && all_diagonals_pay(stats) &&
+               (!row || shape.k <= tuning::kSpmmCpuDiaRowMajorMaxK)) {
+      s.kernel = "cpu.dia.spmm";
+      s.reason = k + ", " + std::string(row ? "row" : "column") + "-major: the SpMV selector runs this matrix in DIA (" +
+                 spmv + "), so the diagonals, read once without column indices, with Y's tiles in registers";
+    } else {
+      s.kernel = row ? "cpu.csr.spmm_rowmajor" : "cpu.csr.spmm_colmajor";
+      s.reason = row ? k + ", row-major: register tiles of Y's row sized to k, A read once"
+                     : k + ", column-major: X copied into row-major panels, register tiles, A read once per panel";
+    }
   } else {
     s.kernel = row ? "cuda.csr.spmm_rowmajor" : "cuda.csr.spmm_colmajor";
     if (row)

@@ -48,6 +48,8 @@ keys = {"kernel", "backend", "precision", "layout", "k", "threads", "median_ms",
         "bytes_per_column", "vs_spmv", "speedup", "rel_l2_error", "valid", "status", "note"}
 for r in rows:
     assert keys <= set(r), sorted(keys - set(r))
+    if r["kernel"] == "cpu.dia.spmm" and r["status"] == "skipped":
+        continue  # this matrix's diagonals would move more bytes than its CSR
     assert r["status"] == "ok" and r["valid"], r
     assert r["layout"] == "col" and r["k"] == 4, r
     assert r["gflops"] > 0 and r["vs_spmv"] > 0, r

@@ -16,11 +16,12 @@ namespace {
 // k just below, at and above each tile width of both precisions, and several panels (k > 128 floats).
 constexpr std::int64_t kTileKs[] = {2, 5, 7, 8, 9, 15, 17, 31, 32, 63, 65, 127, 128, 129, 200};
 
-// Spmm plans of this backend that are spkit's own (not a vendor baseline) and use several threads.
+// CSR SpMM plans of this backend that are spkit's own (not a vendor baseline) and use several threads (the
+// DIA kernel's tiles: test_cpu_spmm_dia.cpp).
 std::vector<const SpmmKernelInfo*> own_cpu_kernels() {
   std::vector<const SpmmKernelInfo*> out;
   for (const auto& k : spmm_registry().all())
-    if (k.backend == Backend::cpu && !k.comparison && k.parallel) out.push_back(&k);
+    if (k.backend == Backend::cpu && k.format == Format::csr && !k.comparison && k.parallel) out.push_back(&k);
   return out;
 }
 

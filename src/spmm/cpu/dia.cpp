@@ -1,0 +1,293 @@
+// cpu.dia.spmm: SpMM Y = alpha*A*X + beta*Y in diagonal storage, for the stencils and bands whose SpMV
+// spkit runs in DIA (src/kernels/cpu/dia.cpp; the format and its rule, the diagonals' bytes at most the
+// CSR's: spkit/formats/dia.hpp). Each stored diagonal d is a dense array a_d[i] = A(i, i + d), so a product
+// reads no column index and no row pointer:
+//   row-major:    Y(i, :) += a_d[i] * X(i + d, :) for a block of R rows at a time, the block's R rows of
+//                 Y (a tile of k columns, as wide as k allows, as in the CSR kernels) kept in registers
+//                 across all diagonals, then written once;
+//   column-major: each column of Y is a DIA SpMV over 64-row tiles, the tile's sums in registers across
+//                 the diagonals, a few columns at a time, so each value loaded serves them all and the
+//                 tile's diagonals (a few KB) come from L1 for every column.
+// Bytes: the diagonals once (their zero slots included), X about once (the rows a block reads are read
+// again by its neighbours, from cache), Y once. A tile whose diagonals reach outside X (the first and
+// last rows) reads X's nearest row instead, whose slot value is 0, as the DIA SpMV kernels multiply
+// their zero slots.
+#include <omp.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <string>
+#include <type_traits>
+
+#include "kernels/cpu/cpu_common.hpp"
+#include "kernels/cpu/simd_vec.hpp"
+#include "spkit/error.hpp"
+#include "spkit/formats/dia.hpp"
+#include "spkit/spmm.hpp"
+#include "spmm/cpu/spmm_tiles.hpp"
+#include "tuning.hpp"
+
+namespace spkit {
+namespace {
+
+constexpr std::int64_t kTile = tuning::kSpmmCpuDiaTileRows;
+static_assert(kTile % 16 == 0, "a DIA tile holds whole register blocks of up to 16 rows");
+
+// The accumulator of TB bytes of one row: a GCC vector, or one T for the last odd columns.
+template <class T, int TB>
+struct Lane { using type = typename cpu::spmm::VecOf<T, TB>::type; };
+template <>
+struct Lane<float, 4> { using type = float; };
+template <>
+struct Lane<double, 8> { using type = double; };
+
+// Rows per register block for a tile of TB bytes: about 1 KB of accumulators (16 of the 32 vector
+// registers at 64 bytes), at most 16 rows, at least 2.
+template <int TB>
+constexpr int block_rows() {
+  return std::clamp(tuning::kSpmmCpuDiaAccumulatorBytes / TB, 2, 16);
+}
+
+// Row-major: rows [i0, i0 + n) of Y (n <= R) for the TB bytes at x, y (a column offset into X's and Y's
+// rows). v: the block's first row on diagonal 0 of its tile; the next diagonal is kTile further.
+// Clamp: some row i + d lies outside X (its slot holds 0), so X's row index is clamped into range.
+template <int TB, int R, bool Clamp, class T, class Out>
+__attribute__((always_inline)) inline void row_block(const T* __restrict v, const std::int64_t* offs, std::int64_t nd,
+                                                     std::int64_t i0, std::int64_t n, std::int64_t cols,
+                                                     const T* __restrict x, std::int64_t ldx, T* y, std::int64_t ldy,
+                                                     Out out) {
+  constexpr int VB = TB < 64 ? TB : 64;
+  constexpr int NV = TB / VB, L = VB / static_cast<int>(sizeof(T));
+  using V = typename Lane<T, VB>::type;
+  V acc[R][NV];
+  for (int r = 0; r < R; ++r)
+    for (int q = 0; q < NV; ++q) acc[r][q] = V{};
+  for (std::int64_t d = 0; d < nd; ++d, v += kTile) {
+    const std::int64_t j0 = i0 + offs[d];
+    for (int r = 0; r < R; ++r) {
+      std::int64_t j = j0 + r;
+      if constexpr (Clamp) j = std::clamp<std::int64_t>(j, 0, cols - 1);
+      const T* xr = x + j * ldx;
+      const T a = v[r];
+      for (int q = 0; q < NV; ++q) {
+        V xv;
+        std::memcpy(&xv, xr + q * L, sizeof xv);
+        acc[r][q] += a * xv;
+      }
+    }
+  }
+  for (int r = 0; r < R; ++r) {
+    if (Clamp && r >= n) break;  // the matrix's last tile: rows past its end
+    for (int q = 0; q < NV; ++q) out.write_vec(y + (i0 + r) * ldy + q * L, acc[r][q]);
+  }
+}
+
+// The k columns of rows [i0, i0 + n), n <= R: tiles of TB bytes while they fit, then halving tiles down
+// to 16, then one T at a time (the block's R rows stay the same).
+template <int TB, int R, bool Clamp, class T, class Out>
+void row_block_columns(const T* v, const std::int64_t* offs, std::int64_t nd, std::int64_t i0, std::int64_t n,
+                       std::int64_t cols, const T* x, std::int64_t ldx, T* y, std::int64_t ldy, std::int64_t k,
+                       Out out) {
+  constexpr std::int64_t W = TB / static_cast<int>(sizeof(T));
+  std::int64_t c = 0;
+  for (; c + W <= k; c += W) row_block<TB, R, Clamp>(v, offs, nd, i0, n, cols, x + c, ldx, y + c, ldy, out);
+  constexpr int next = TB > 16 ? TB / 2 : static_cast<int>(sizeof(T));  // below 16 bytes: column by column
+  if constexpr (TB > static_cast<int>(sizeof(T)))
+    if (c < k) row_block_columns<next, R, Clamp>(v, offs, nd, i0, n, cols, x + c, ldx, y + c, ldy, k - c, out);
+}
+
+// Rows [r0, r0 + n) of one tile (n <= kTile) in register blocks of R rows, main tiles of TB bytes.
+template <int TB, bool Clamp, class T, class Out>
+void tile_rows(const T* v, const std::int64_t* offs, std::int64_t nd, std::int64_t r0, std::int64_t n,
+               std::int64_t cols, const T* x, std::int64_t ldx, T* y, std::int64_t ldy, std::int64_t k, Out out) {
+  constexpr int R = block_rows<TB>();
+  for (std::int64_t s = 0; s < n; s += R)
+    row_block_columns<TB, R, Clamp>(v + s, offs, nd, r0 + s, std::min<std::int64_t>(R, n - s), cols, x, ldx,
+                                    y, ldy, k, out);
+}
+
+// Column-major: G columns of one 64-row tile (rows r0..r0+63 all inside A, every i + d inside X).
+template <int G, class T, class Out>
+__attribute__((always_inline)) inline void col_tile(const T* __restrict v, const std::int64_t* offs, std::int64_t nd,
+                                                    std::int64_t r0, const T* __restrict x, std::int64_t ldx, T* y,
+                                                    std::int64_t ldy, Out out) {
+  using Vec = cpu::vec64_t<T>;
+  constexpr int L = cpu::Vec64<T>::lanes, NV = static_cast<int>(kTile) / L;
+  Vec acc[G][NV];
+  for (int g = 0; g < G; ++g)
+    for (int q = 0; q < NV; ++q) acc[g][q] = Vec{};
+  for (std::int64_t d = 0; d < nd; ++d, v += kTile) {
+    const T* xs = x + r0 + offs[d];
+#pragma GCC unroll 8
+    for (int q = 0; q < NV; ++q) {
+      const Vec a = cpu::load64(v + q * L);
+      for (int g = 0; g < G; ++g) acc[g][q] += a * cpu::load64(xs + g * ldx + q * L);
+    }
+  }
+  for (int g = 0; g < G; ++g)
+    for (int q = 0; q < NV; ++q) out.write_vec(y + g * ldy + r0 + q * L, acc[g][q]);
+}
+
+// Column-major, a tile at the matrix's edge: per diagonal only the rows whose column lies inside X.
+template <class T, class Out>
+void col_tile_edge(const T* v, const std::int64_t* offs, std::int64_t nd, std::int64_t r0, std::int64_t n,
+                   std::int64_t cols, const T* x, T* y, Out out) {
+  alignas(64) T acc[kTile];
+  for (std::int64_t r = 0; r < kTile; ++r) acc[r] = T(0);
+  for (std::int64_t d = 0; d < nd; ++d, v += kTile) {
+    const std::int64_t off = offs[d];
+    const std::int64_t lo = std::max<std::int64_t>(0, -off - r0), hi = std::min(n, cols - off - r0);
+    const T* xs = x + r0 + off;
+#pragma omp simd
+    for (std::int64_t r = lo; r < hi; ++r) acc[r] += v[r] * xs[r];
+  }
+  for (std::int64_t r = 0; r < n; ++r) out.write(y[r0 + r], acc[r]);
+}
+
+template <class T>
+class DiaSpmm final : public SpmmPlan<T> {
+ public:
+  DiaSpmm(const Csr<T>& a, const SpmmShape& shape, const PlanOptions& o)
+      : shape_(shape), threads_(cpu::plan_threads(o.threads)) {
+    if (shape.k < 1) throw Error("cpu.dia.spmm: k must be at least 1 (got " + std::to_string(shape.k) + ")");
+    // The DIA kernels' rule on what the diagonals hold (as cpu.dia.serial: the last tile's padding, at most
+    // 63 rows, not counted, so that a small band is not refused for it).
+    DiaOptions rule;
+    rule.max_bytes_ratio = kDiaKernelMaxBytesRatio;
+    check_dia_worthwhile(dia_shape(a, rule), rule, a.rows);
+    DiaOptions d;
+    d.tile_rows = kTile;
+    d.max_bytes_ratio = std::numeric_limits<double>::infinity();  // checked above
+    FormatLimits limits;
+    limits.memory_budget_bytes = o.memory_budget_bytes;
+    Dia<T> m = csr_to_dia(a, d, limits);
+    rows_ = m.rows, cols_ = m.cols, nnz_ = m.nnz;
+    offs_ = std::move(m.offsets);
+    tiles_ = m.padded_rows() / kTile;
+    // The plan's own copy, each tile first written by the thread that reads it (run's static schedule).
+    val_ = cpu::FirstTouchArray<T>(m.values.size());
+    const std::int64_t per_tile = static_cast<std::int64_t>(offs_.size()) * kTile;
+#pragma omp parallel for num_threads(threads_) schedule(static) if (threads_ > 1)
+    for (std::int64_t t = 0; t < tiles_; ++t)
+      std::copy(m.values.begin() + t * per_tile, m.values.begin() + (t + 1) * per_tile, val_.data() + t * per_tile);
+  }
+
+  void run(T alpha, const T* x, std::int64_t ldx, T beta, T* y, std::int64_t ldy, Stream) override {
+    check_spmm_leading_dims(rows_, cols_, shape_, ldx, ldy);
+    cpu::with_epilogue(alpha, beta, [&](auto out) {
+      if (offs_.empty()) return zero_product(y, ldy, out);
+      if (shape_.layout == DenseLayout::row_major) run_row_major(x, ldx, y, ldy, out);
+      else run_col_major(x, ldx, y, ldy, out);
+    });
+  }
+  Backend backend() const override { return Backend::cpu; }
+  std::uint64_t bytes_moved() const override {
+    return val_.size() * sizeof(T) + offs_.size() * sizeof(std::int64_t) +
+           static_cast<std::uint64_t>(rows_ + cols_) * static_cast<std::uint64_t>(shape_.k) * sizeof(T);
+  }
+  std::string detail() const override {
+    const std::string shape = shape_.layout == DenseLayout::row_major
+                                  ? std::to_string(cpu::spmm::main_tile_bytes<T>(shape_.k)) + "-byte register tiles"
+                                  : "columns " + std::to_string(kColGroup) + " at a time";
+    return std::to_string(offs_.size()) + " diagonals, padding " +
+           cpu::percent(static_cast<double>(val_.size()) - static_cast<double>(nnz_), static_cast<double>(val_.size())) +
+           ", " + std::to_string(kTile) + "-row tiles, " + shape;
+  }
+
+ private:
+  // Columns per pass of the column-major tile: 16 vectors of sums (8 doubles or 16 floats each).
+  static constexpr int kColGroup = 16 / (static_cast<int>(kTile) / cpu::Vec64<T>::lanes);
+  static constexpr std::int64_t kColPanelTiles = tuning::kSpmmCpuDiaColPanelRows / kTile;
+
+  bool interior(std::int64_t r0) const {
+    return r0 + kTile <= rows_ && r0 + offs_.front() >= 0 && r0 + kTile - 1 + offs_.back() < cols_;
+  }
+
+  template <class Out>
+  void zero_product(T* y, std::int64_t ldy, Out out) const {  // no diagonal: Y = beta*Y
+    const bool row = shape_.layout == DenseLayout::row_major;
+    for (std::int64_t i = 0; i < rows_; ++i)
+      for (std::int64_t c = 0; c < shape_.k; ++c) out.write(y[row ? i * ldy + c : c * ldy + i], T(0));
+  }
+
+  template <class Out>
+  void run_row_major(const T* x, std::int64_t ldx, T* y, std::int64_t ldy, Out out) const {
+    const std::int64_t nd = static_cast<std::int64_t>(offs_.size()), k = shape_.k;
+    const int tb = cpu::spmm::main_tile_bytes<T>(k);
+#pragma omp parallel for num_threads(threads_) schedule(static) if (threads_ > 1)
+    for (std::int64_t t = 0; t < tiles_; ++t) {
+      const std::int64_t r0 = t * kTile, n = std::min(kTile, rows_ - r0);
+      const T* v = val_.data() + t * nd * kTile;
+      if (interior(r0)) tile_row_major<false>(tb, v, r0, n, x, ldx, y, ldy, k, out);
+      else tile_row_major<true>(tb, v, r0, n, x, ldx, y, ldy, k, out);
+    }
+  }
+
+  template <bool Clamp, class Out>
+  void tile_row_major(int tb, const T* v, std::int64_t r0, std::int64_t n, const T* x, std::int64_t ldx, T* y,
+                      std::int64_t ldy, std::int64_t k, Out out) const {
+    const std::int64_t* offs = offs_.data();
+    const std::int64_t nd = static_cast<std::int64_t>(offs_.size()), cols = cols_;
+    switch (tb) {
+      case 16: return tile_rows<16, Clamp>(v, offs, nd, r0, n, cols, x, ldx, y, ldy, k, out);
+      case 32: return tile_rows<32, Clamp>(v, offs, nd, r0, n, cols, x, ldx, y, ldy, k, out);
+      case 64: return tile_rows<64, Clamp>(v, offs, nd, r0, n, cols, x, ldx, y, ldy, k, out);
+      case 128: return tile_rows<128, Clamp>(v, offs, nd, r0, n, cols, x, ldx, y, ldy, k, out);
+      case 256: return tile_rows<256, Clamp>(v, offs, nd, r0, n, cols, x, ldx, y, ldy, k, out);
+      default: return tile_rows<cpu::spmm::kMaxTileBytes, Clamp>(v, offs, nd, r0, n, cols, x, ldx, y, ldy, k, out);
+    }
+  }
+
+  // Panels of kColPanelTiles tiles: every column group runs down the whole panel before the next group, so
+  // each column of X and Y is read and written in runs of the panel's rows (one stream, not one per tile
+  // and column), while the panel's diagonals stay in L2 for all the columns.
+  template <class Out>
+  void run_col_major(const T* x, std::int64_t ldx, T* y, std::int64_t ldy, Out out) const {
+    const std::int64_t nd = static_cast<std::int64_t>(offs_.size()), k = shape_.k;
+    const std::int64_t* offs = offs_.data();
+    const std::int64_t panels = (tiles_ + kColPanelTiles - 1) / kColPanelTiles;
+#pragma omp parallel for num_threads(threads_) schedule(static) if (threads_ > 1)
+    for (std::int64_t p = 0; p < panels; ++p) {
+      const std::int64_t t0 = p * kColPanelTiles, t1 = std::min(tiles_, t0 + kColPanelTiles);
+      std::int64_t c = 0;
+      const auto group = [&](auto g_tag, std::int64_t c0) {
+        constexpr int G = decltype(g_tag)::value;
+        for (std::int64_t t = t0; t < t1; ++t) {
+          const std::int64_t r0 = t * kTile, n = std::min(kTile, rows_ - r0);
+          const T* v = val_.data() + t * nd * kTile;
+          if (interior(r0)) {
+            col_tile<G>(v, offs, nd, r0, x + c0 * ldx, ldx, y + c0 * ldy, ldy, out);
+          } else {
+            for (std::int64_t g = 0; g < G; ++g)
+              col_tile_edge(v, offs, nd, r0, n, cols_, x + (c0 + g) * ldx, y + (c0 + g) * ldy, out);
+          }
+        }
+      };
+      for (; c + kColGroup <= k; c += kColGroup) group(std::integral_constant<int, kColGroup>{}, c);
+      for (; c < k; ++c) group(std::integral_constant<int, 1>{}, c);
+    }
+  }
+
+  SpmmShape shape_;
+  int threads_;
+  std::int64_t rows_ = 0, cols_ = 0, nnz_ = 0, tiles_ = 0;
+  std::vector<std::int64_t> offs_;  // ascending
+  cpu::FirstTouchArray<T> val_;     // [tile][diagonal][row in tile]
+};
+
+}  // namespace
+
+void register_cpu_dia_spmm(SpmmRegistry& reg) {
+  SpmmKernelInfo k;
+  k.name = "cpu.dia.spmm";
+  k.format = Format::dia;
+  k.parallel = true;
+  k.description = "DIA SpMM (stencils, bands): no column indices; row-major, Y(i,:) += a_d(i) X(i+d,:) with a block "
+                  "of rows' tiles of Y in registers across the diagonals; column-major, a DIA SpMV per column over "
+                  "64-row tiles, a few columns per pass; OpenMP over tiles";
+  add_spmm_kernel<DiaSpmm>(reg, std::move(k));
+}
+
+}  // namespace spkit
