@@ -63,9 +63,10 @@ __global__ void __launch_bounds__(kWindowWarps * 32)
     const std::int64_t r = segment_of(window_offsets, n, w);
     const std::int64_t i = rows[r];
     const std::int64_t c0 = first_col[i] + (w - window_offsets[r]) * kWindowColumns, c1 = c0 + kWindowColumns;
+    // Only the bitmap is cleared: a column's first product sets its bit and stores its value, later
+    // ones add (a window of a hub row holds ~80 of its 2,048 columns, so clearing the values cost more
+    // shared-memory stores than the products).
     for (int k = lane; k < kWindowWords; k += 32) bits[k] = 0;
-    if constexpr (kNumeric)
-      for (int k = lane; k < kWindowColumns; k += 32) acc[k] = T(0);
     __syncwarp();
     std::int64_t from = a.row_ptr[i], to = a.row_ptr[i + 1];
     EntryList list;
@@ -78,8 +79,13 @@ __global__ void __launch_bounds__(kWindowWarps * 32)
         from, to, c0, c1, a, b, entries,
         [&](std::int32_t col, T v, auto&&...) {
           const int c = static_cast<int>(col - c0);
-          atomicOr(&bits[c >> 5], 1u << (c & 31));
-          if constexpr (kNumeric) acc[c] += v;
+          const unsigned bit = 1u << (c & 31);
+          // Numeric: lanes holding the same column add in turn (walk_products), so the first to set
+          // the bit is the column's first product in the serial order.
+          const unsigned was = atomicOr(&bits[c >> 5], bit);
+          if constexpr (kNumeric) {
+            if (was & bit) acc[c] += v; else acc[c] = v;
+          }
         },
         [] { return false; }, list);
     __syncwarp();
