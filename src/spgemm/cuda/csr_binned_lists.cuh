@@ -90,7 +90,6 @@ WindowLists build_window_lists(const std::int64_t* rows, std::int64_t n_windowed
   if (key_bits > 64)
     throw NotApplicable("cuda.csr.binned: window lists would need " + std::to_string(key_bits) + "-bit keys (" +
                    std::to_string(windows) + " windows, rows of " + std::to_string(longest) + " entries)");
-
   l.entry_mask = (std::uint64_t{1} << entry_bits) - 1;
   const auto n_win = static_cast<std::size_t>(windows) + 1;
   PoolBuffer<unsigned long long> cursor(n_win, "pairs per window", stream);
