@@ -94,7 +94,8 @@ __device__ __forceinline__ bool walk_products(std::int64_t ab, std::int64_t ae, 
             be = bs;
           } else {
             if (en.first < c0) bs = lower_bound_col(b.col_idx, bs, be, c0);
-            if (en.last >= c1) be = lower_bound_col(b.col_idx, bs, be, c1);
+            // At most c1 - c0 distinct columns of the row lie in the window: the end is that close.
+            if (en.last >= c1) be = lower_bound_col(b.col_idx, bs, be < bs + (c1 - c0) ? be : bs + (c1 - c0), c1);
           }
         }
       } else {
