@@ -50,6 +50,10 @@ struct SpgemmOptions {
   // it returns, so that the next product reuses it rather than mapping it again (the harness does so
   // between its repeated runs); false returns it to the device.
   bool keep_device_pool = false;
+  // CUDA kernels that support it (cuda.csr.binned, cuda.csr.hash): compute C on the device and return
+  // an empty result instead of downloading it (the harness's repeated timed products: a 489M-entry C
+  // would cost a 5.9 GB download and a host pass per repetition; its last product keeps C to check it).
+  bool discard_result = false;
   // Stage boundaries go here when set (not owned); nullptr: the kernel just computes.
   SpgemmStageRecorder* recorder = nullptr;
   // Bytes the product may take on its backend (device memory for CUDA kernels, host memory for CPU

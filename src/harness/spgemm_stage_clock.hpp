@@ -18,7 +18,8 @@ class SpgemmStageClock : public SpgemmStageRecorder {
  public:
   // Before each kernel call; keep: a timed (not warm-up) call.
   void begin_call(bool keep);
-  // After the call returned. Throws Error when its stages differ from the first timed call's.
+  // After the call returned. Throws Error when its stages differ from the other timed calls' (stages
+  // outside the product time may be missing from some calls: a discarded C is not downloaded).
   void end_call();
   std::vector<SpgemmStage> median_stages() const;
   const std::vector<double>& totals() const { return totals_; }

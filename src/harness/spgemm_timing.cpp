@@ -26,11 +26,31 @@ void SpgemmStageClock::end_call() {
     first_ = call_stages_;
     samples_.resize(first_.size());
   }
-  bool same = call_stages_.size() == first_.size();
-  for (std::size_t s = 0; same && s < first_.size(); ++s)
-    same = call_stages_[s].name == first_[s].name && call_stages_[s].in_total == first_[s].in_total;
-  if (!same) throw Error("SpGEMM kernel reported different stages in two calls on the same product");
-  for (std::size_t s = 0; s < first_.size(); ++s) samples_[s].push_back(call_stages_[s].ms);
+  // Calls run the same stages, except stages outside the product time that only some calls run (the
+  // last call downloads C, the others leave it on the device: SpgemmOptions::discard_result); such a
+  // stage keeps the samples of the calls that ran it.
+  const auto mismatch = [] { return Error("SpGEMM kernel reported different stages in two calls on the same product"); };
+  const auto skippable = [&](std::size_t from, std::size_t to) {
+    for (std::size_t f = from; f < to; ++f)
+      if (first_[f].in_total) return false;
+    return true;
+  };
+  std::size_t s = 0;
+  for (const SpgemmStage& st : call_stages_) {
+    std::size_t f = s;
+    while (f < first_.size() && !(first_[f].name == st.name && first_[f].in_total == st.in_total)) ++f;
+    if (f < first_.size() && skippable(s, f)) {
+      samples_[f].push_back(st.ms);
+      s = f + 1;
+    } else if (!st.in_total) {
+      first_.insert(first_.begin() + static_cast<std::ptrdiff_t>(s), st);
+      samples_.insert(samples_.begin() + static_cast<std::ptrdiff_t>(s), std::vector<double>{st.ms});
+      ++s;
+    } else {
+      throw mismatch();
+    }
+  }
+  if (!skippable(s, first_.size())) throw mismatch();
   totals_.push_back(call_total_);
 }
 
@@ -98,6 +118,8 @@ SpgemmTiming<T> time_spgemm(const SpgemmKernelInfo& k, const Csr<T>& a, const Cs
   SpgemmTiming<T> t;
   for (int run = 0; run < runs; ++run) {
     opts.keep_device_pool = run + 1 < runs;
+    // Only the last call's C is returned (and checked): CUDA kernels may leave the others' on the device.
+    opts.discard_result = k.backend == Backend::cuda && run + 1 < runs;
     t.result = SpgemmResult<T>();  // the previous C goes before the next product starts
     clock->begin_call(run >= warmup);
     t.result = fn(a, b, opts);

@@ -227,6 +227,7 @@ SpgemmResult<T> spgemm_batched(const SpgemmKernelInfo& k, const Csr<T>& a, const
   if (n == 1) return fn(a, b, opts);
 
   SpgemmOptions batch_opts = opts;
+  batch_opts.discard_result = false;  // the batches' C are assembled here
   BatchRecorder recorder(opts.recorder);
   if (opts.recorder) batch_opts.recorder = &recorder;
   const auto stage = [&](const char* name) {  // through the batch recorder, which keeps the name alive

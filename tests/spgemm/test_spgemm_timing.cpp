@@ -113,22 +113,32 @@ INSTANTIATE_TEST_SUITE_P(Registry, EverySpgemmKernel, ::testing::ValuesIn(kernel
 // for the next of work_ms per call; it records what each call was asked to do with the device pool.
 struct SleepingKernel {
   std::vector<int> work_ms;
-  std::vector<bool> keep_pool;
+  std::vector<bool> keep_pool, discard;
   bool rename_on_third_call = false;
+  // As a CUDA kernel that honours discard_result: "download" (not in the total) only when C is kept.
+  bool as_device_kernel = false;
 
   SpgemmKernelInfo info() {
     SpgemmKernelInfo k;
     k.name = "test.sleeping";
+    k.backend = as_device_kernel ? Backend::cuda : Backend::cpu;
     k.run_f64 = [this](const Csr<double>& a, const Csr<double>&, const SpgemmOptions& o) {
       const std::size_t call = keep_pool.size();
       keep_pool.push_back(o.keep_device_pool);
+      discard.push_back(o.discard_result);
       if (o.recorder) o.recorder->begin_stage("prepare", false, StageSite::host);
       std::this_thread::sleep_for(std::chrono::milliseconds(40));
       const bool renamed = rename_on_third_call && call == 2;
       if (o.recorder) o.recorder->begin_stage(renamed ? "other" : "work", true, StageSite::host);
       std::this_thread::sleep_for(std::chrono::milliseconds(work_ms.at(call)));
-      if (o.recorder) o.recorder->end_stages();
       SpgemmResult<double> r;
+      if (as_device_kernel && o.discard_result) {
+        if (o.recorder) o.recorder->end_stages();
+        return r;
+      }
+      if (as_device_kernel && o.recorder) o.recorder->begin_stage("download", false, StageSite::host);
+      if (as_device_kernel) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      if (o.recorder) o.recorder->end_stages();
       r.c = a;
       return r;
     };
@@ -164,6 +174,34 @@ TEST(SpgemmTiming, WarmupUntimedMediansPerStageTotalsFromProductStages) {
   EXPECT_GE(t.total_ms[2], 3.0);
   EXPECT_LT(t.total_ms[2], 30.0);
   EXPECT_EQ(t.result.c.row_ptr, a.row_ptr);
+}
+
+TEST(SpgemmTiming, DeviceKernelsDownloadOnlyTheLastC) {
+  SleepingKernel sleeping;
+  sleeping.as_device_kernel = true;
+  sleeping.work_ms = {1, 1, 1, 1};
+  const Csr<double> a = random_rows(6, 6, {1, 2, 0, 1, 3, 1}, 7);
+  SpgemmTimingOptions timing;
+  timing.warmup = 1;
+  timing.reps = 3;
+  const SpgemmTiming<double> t = time_spgemm(sleeping.info(), a, a, SpgemmOptions{}, timing);
+  EXPECT_EQ(sleeping.discard, (std::vector<bool>{true, true, true, false}));
+  // The last call's download joins the stages the timed calls share, outside the product time.
+  ASSERT_EQ(t.stages.size(), 3u);
+  EXPECT_EQ(t.stages[0].name, "prepare");
+  EXPECT_EQ(t.stages[1].name, "work");
+  EXPECT_EQ(t.stages[2].name, "download");
+  EXPECT_FALSE(t.stages[2].in_total);
+  EXPECT_GE(t.stages[2].ms, 20.0);
+  ASSERT_EQ(t.total_ms.size(), 3u);
+  for (double ms : t.total_ms) EXPECT_LT(ms, 20.0) << "the download is not in the product time";
+  EXPECT_EQ(t.result.c.row_ptr, a.row_ptr) << "the returned C is the last call's, downloaded";
+  EXPECT_EQ(t.result.c.col_idx, a.col_idx);
+
+  SleepingKernel host;  // CPU kernels are never asked to discard
+  host.work_ms = {1, 1};
+  time_spgemm(host.info(), a, a, SpgemmOptions{}, SpgemmTimingOptions{1, 1});
+  EXPECT_EQ(host.discard, (std::vector<bool>{false, false}));
 }
 
 TEST(SpgemmTiming, StagesThatChangeBetweenCallsAreAnError) {

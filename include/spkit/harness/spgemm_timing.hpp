@@ -31,7 +31,9 @@ struct SpgemmTiming {
 
 // Runs k on C = A B warm-up + timed times. The device pool keeps what a product took until the last
 // call, so the timed products allocate from it as a user's repeated products do (SpgemmOptions::
-// keep_device_pool). opts.recorder is replaced by the harness's own. Throws what the kernel throws,
+// keep_device_pool); CUDA kernels compute every C but the last on the device without downloading it
+// (SpgemmOptions::discard_result), so only one C crosses to the host, whose download stages come from
+// that call. opts.recorder is replaced by the harness's own. Throws what the kernel throws,
 // NotApplicable when k has no form for T, and Error when two calls report different stages.
 template <class T>
 SpgemmTiming<T> time_spgemm(const SpgemmKernelInfo& k, const Csr<T>& a, const Csr<T>& b, SpgemmOptions opts,

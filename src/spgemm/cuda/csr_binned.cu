@@ -11,6 +11,10 @@
 //              (csr_binned_lists.cuh). Scan to C's row pointers.
 //   numeric    hash rows re-binned by their exact column count, accumulated in A's row order, sorted
 //              in shared memory (bitonic) and written; windows write their columns in order.
+// Stages reported: analysis, symbolic (hash rows of tables up to 2,048 slots), symbolic 4096-slot rows,
+// rebin, window lists (numeric bins, per-entry window data, the lists of hub rows), symbolic windows
+// (and C's row pointers), numeric, numeric 4096-slot rows, numeric windows; every stage is reported for
+// every product, empty or not, so that repeated calls report the same list.
 // Entries that cancel to zero stay on the device, as in cusparseSpGEMM; they are dropped on the host.
 // Every entry of C sums its products in the order of A's row, whatever the schedule: C is the same bits
 // on every run (no floating-point atomics anywhere).
@@ -67,14 +71,11 @@ void launch_hash_bins(std::integer_sequence<int, kBins...>, const RowPlan& plan,
        stream),
    ...);
 }
-template <class T, bool kNumeric>
-void launch_hash_bins(const RowPlan& plan, const PoolCsr<T>& a, const PoolCsr<T>& b, std::int64_t* row_nnz,
-                      std::uint8_t* row_class, const std::int64_t* c_row_ptr, std::int32_t* c_col, T* c_val,
-                      int device, cudaStream_t stream) {
-  launch_hash_bins<T, kNumeric>(std::integer_sequence<int, 1, 2, 3, 4, 5, 6, 7, 8>{}, plan, a, b, row_nnz, row_class,
-                                c_row_ptr, c_col, c_val, device, stream);
-}
-static_assert(kHashBins == 8, "launch_hash_bins lists the bins");
+// The bins of rows up to 2,048 slots (one group each, short walks), then the largest bin, whose rows
+// of up to kBinnedHashTryMaxProducts products each one warp walks (a stage of its own).
+using SmallBins = std::integer_sequence<int, 1, 2, 3, 4, 5, 6, 7>;
+using LargestBin = std::integer_sequence<int, 8>;
+static_assert(kHashBins == 8, "SmallBins and LargestBin list the bins");
 
 template <class T, bool kNumeric>
 void launch_windows(const RowPlan& plan, const std::int64_t* window_offsets, std::int64_t windows,
@@ -90,8 +91,8 @@ void launch_windows(const RowPlan& plan, const std::int64_t* window_offsets, std
 }
 
 template <class T>
-PoolCsrProduct<T> binned_product(const PoolCsr<T>& a, const PoolCsr<T>& b, const detail::StageMarks& marks, int device,
-                             cudaStream_t stream) {
+PoolCsrProduct<T> binned_product(const PoolCsr<T>& a, const PoolCsr<T>& b, const detail::StageMarks& marks,
+                                 bool discard, int device, cudaStream_t stream) {
   const std::int64_t rows = a.rows;
   marks.device("analysis");
   RowPlan plan;
@@ -113,8 +114,12 @@ PoolCsrProduct<T> binned_product(const PoolCsr<T>& a, const PoolCsr<T>& b, const
   marks.device("symbolic");
   PoolBuffer<std::int64_t> row_nnz(n_rows + 1, "row lengths of C", stream);
   SPKIT_CUDA_CHECK(cudaMemsetAsync(row_nnz.get(), 0, (n_rows + 1) * sizeof(std::int64_t), stream));
-  launch_hash_bins<T, false>(plan, a, b, row_nnz.get(), plan.row_class.get(), nullptr, nullptr, nullptr,
-                             device, stream);
+  launch_hash_bins<T, false>(SmallBins{}, plan, a, b, row_nnz.get(), plan.row_class.get(), nullptr, nullptr,
+                             nullptr, device, stream);
+  marks.device("symbolic 4096-slot rows");
+  launch_hash_bins<T, false>(LargestBin{}, plan, a, b, row_nnz.get(), plan.row_class.get(), nullptr, nullptr,
+                             nullptr, device, stream);
+  marks.device("rebin, window lists");
   // Rows that overflowed the tried table are windowed now; hash rows go to bins by their column count.
   bin_rows(plan, row_nnz.get(), true, device, stream);
   const std::int64_t n_windowed = plan.count[kWindowed];
@@ -152,11 +157,18 @@ PoolCsrProduct<T> binned_product(const PoolCsr<T>& a, const PoolCsr<T>& b, const
     const std::vector<std::int64_t> t = totals.to_host(3);  // one round trip for the three
     windows = t[0];
     if (t[1] > 0) {
+      if (static_cast<std::uint64_t>(b.nnz) >> (64 - kSegmentLengthBits) != 0)
+        throw NotApplicable(std::string(kName) + ": window lists address B's entries in " +
+                            std::to_string(64 - kSegmentLengthBits) + " bits; B has " + std::to_string(b.nnz));
       lists = build_window_lists<T>(plan.list(kWindowed), n_windowed, chunk_offsets.get(), t[1],
                                     static_cast<std::uint64_t>(t[2]), window_offsets.get(), windows,
                                     plan.first_col.get(), a.view(), b.view(), device, stream);
-      list_view = WindowListView{chunk_offsets.get(), lists.pair_offsets.get(), lists.keys.get(), lists.entry_mask};
+      list_view = WindowListView{chunk_offsets.get(), lists.pair_offsets.get(), lists.keys.get(), lists.segments.get(),
+                                 lists.entry_mask};
     }
+  }
+  marks.device("symbolic windows");
+  if (n_windowed > 0) {
     const auto n_win = static_cast<std::size_t>(windows) + 1;
     window_count = PoolBuffer<std::int64_t>(n_win, "columns per window", stream);
     window_scan = PoolBuffer<std::int64_t>(n_win, "window offsets in C", stream);
@@ -182,12 +194,16 @@ PoolCsrProduct<T> binned_product(const PoolCsr<T>& a, const PoolCsr<T>& b, const
                     std::string(kName) + ": C with " + std::to_string(c.nnz) + " non-zeros");
   c.col_idx = PoolBuffer<std::int32_t>(static_cast<std::size_t>(c.nnz), "C col_idx", stream);
   c.values = PoolBuffer<T>(static_cast<std::size_t>(c.nnz), "C values", stream);
-  launch_hash_bins<T, true>(plan, a, b, nullptr, nullptr, c.row_ptr.get(), c.col_idx.get(),
+  launch_hash_bins<T, true>(SmallBins{}, plan, a, b, nullptr, nullptr, c.row_ptr.get(), c.col_idx.get(),
                             c.values.get(), device, stream);
+  marks.device("numeric 4096-slot rows");
+  launch_hash_bins<T, true>(LargestBin{}, plan, a, b, nullptr, nullptr, c.row_ptr.get(), c.col_idx.get(),
+                            c.values.get(), device, stream);
+  marks.device("numeric windows");
   launch_windows<T, true>(plan, window_offsets.get(), windows, a, b, entries.get(), list_view, nullptr,
                           window_scan.get(),
                           c.row_ptr.get(), c.col_idx.get(), c.values.get(), device, stream);
-  marks.host("download", false);
+  end_product_stages(marks, discard);
   return c;
 }
 
@@ -221,15 +237,16 @@ SpgemmResult<T> run_csr_binned(const Csr<T>& a, const Csr<T>& b, const SpgemmOpt
   PoolCsr<T> db;
   if (!same) db = upload_csr_to_pool(b, stream);
   const PoolCsr<T>& dbr = same ? da : db;
-  PoolCsrProduct<T> c = binned_product(da, dbr, marks, o.device, stream);
-  Csr<T> hc = c.to_host(a.rows, b.cols);
-  marks.host("to CSR", false);
-  drop_zeros_and_sort(hc);  // rows are sorted already: this drops the exact zeros
-  marks.end();
+  PoolCsrProduct<T> c = binned_product(da, dbr, marks, o.discard_result, o.device, stream);
   SpgemmResult<T> r;
-  r.c = std::move(hc);
   r.detail = "hash bins of 32-4096 shared slots, dense windows of " + std::to_string(kWindowColumns) +
              " columns for wide rows, deterministic";
+  if (!o.discard_result) {  // discarded: C stays on the device (the harness's timed repetitions)
+    r.c = c.to_host(a.rows, b.cols);
+    marks.host("to CSR", false);
+    drop_zeros_and_sort(r.c);  // rows are sorted already: this drops the exact zeros
+    marks.end();
+  }
   c = PoolCsrProduct<T>();
   release_spgemm_pool(o, stream);
   return r;

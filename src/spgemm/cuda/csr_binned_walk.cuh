@@ -6,10 +6,12 @@
 //
 // Order: products are dealt in the order of A's row, then of B's row. In numeric mode a step's lanes
 // that hold the same column add in lane order, one rank per round, so every entry of C receives its
-// products in exactly the order of the serial Gustavson loop: the same bits on every run.
+// products in exactly the order of the serial Gustavson loop: the same bits on every run. A step
+// inside one row of B (long rows of B: meshes, R-MAT) cannot repeat a column and adds in one round.
 #include <cstdint>
 
 #include "spgemm/cuda/spgemm_cuda_common.cuh"
+#include "tuning.hpp"
 
 namespace spkit::cuda::binned {
 
@@ -41,10 +43,17 @@ __device__ __forceinline__ std::int64_t lower_bound_col(const std::int32_t* col,
   return lo;
 }
 
+// A listed window's segment of a row of B, packed in 64 bits: its first position in B (start <<
+// kSegmentLengthBits) and its length (at most a window's columns, as B's rows hold each column once).
+constexpr int kSegmentLengthBits = 12;
+static_assert(tuning::spgemm::kBinnedWindowColumns < (1 << kSegmentLengthBits), "a segment's length fits its bits");
+
 // A window's own list of the entries of A's row whose rows of B reach into it (csr_binned_lists.cuh):
-// position p of the walk is entry row_start + (keys[p] & entry_mask). keys null: position p is entry p.
+// position p of the walk is entry row_start + (keys[p] & entry_mask), and segments[p] is that entry's
+// row of B already clipped to the window (no search). keys null: position p is entry p.
 struct EntryList {
   const std::uint64_t* keys = nullptr;
+  const std::uint64_t* segments = nullptr;
   std::uint64_t entry_mask = 0;
   std::int64_t row_start = 0;
 };
@@ -69,9 +78,15 @@ __device__ __forceinline__ bool walk_products(std::int64_t ab, std::int64_t ae, 
     T av{};
     if (base + gl < ae) {
       std::int64_t bs, be;
-      e = list.keys != nullptr ? list.row_start + static_cast<std::int64_t>(list.keys[base + gl] & list.entry_mask)
-                               : base + gl;
-      if constexpr (kClip) {
+      // Listed symbolic windows need no entry: the segment is all they read.
+      const bool need_entry = kNumeric || !kClip || list.segments == nullptr;
+      if (list.keys == nullptr) e = base + gl;
+      else if (need_entry) e = list.row_start + static_cast<std::int64_t>(list.keys[base + gl] & list.entry_mask);
+      if (kClip && list.segments != nullptr) {
+        const std::uint64_t sg = list.segments[base + gl];
+        bs = static_cast<std::int64_t>(sg >> kSegmentLengthBits);
+        be = bs + static_cast<std::int64_t>(sg & ((1u << kSegmentLengthBits) - 1u));
+      } else if constexpr (kClip) {
         const WindowEntry en = entries[e];
         bs = en.start, be = en.start + en.length;
         if (en.length > 0 && (en.first < c0 || en.last >= c1)) {
@@ -79,7 +94,8 @@ __device__ __forceinline__ bool walk_products(std::int64_t ab, std::int64_t ae, 
             be = bs;
           } else {
             if (en.first < c0) bs = lower_bound_col(b.col_idx, bs, be, c0);
-            if (en.last >= c1) be = lower_bound_col(b.col_idx, bs, be, c1);
+            // At most c1 - c0 distinct columns of the row lie in the window: the end is that close.
+            if (en.last >= c1) be = lower_bound_col(b.col_idx, bs, be < bs + (c1 - c0) ? be : bs + (c1 - c0), c1);
           }
         }
       } else {
@@ -116,12 +132,20 @@ __device__ __forceinline__ bool walk_products(std::int64_t ab, std::int64_t ae, 
         if constexpr (kNumeric) prod = v * b.values[q];
       }
       if constexpr (kOrdered) {
-        const unsigned same = __match_any_sync(gmask, valid ? col : -2 - gl);
-        const unsigned rank = __popc(same & lanes_below);
-        const unsigned rounds = __reduce_max_sync(gmask, valid ? rank : 0u);
-        for (unsigned r = 0; r <= rounds; ++r) {
-          if (valid && rank == r) add(col, prod, q, owner_s, owner_e);
+        // A step inside one row of B holds distinct columns (B's rows are strictly increasing): one
+        // round. (Owners rise with the lane, so the first lane's owner is every valid lane's.)
+        const int first_owner = __shfl_sync(gmask, owner, 0, G);
+        if (__all_sync(gmask, !valid || owner == first_owner)) {
+          if (valid) add(col, prod, q, owner_s, owner_e);
           __syncwarp(gmask);
+        } else {
+          const unsigned same = __match_any_sync(gmask, valid ? col : -2 - gl);
+          const unsigned rank = __popc(same & lanes_below);
+          const unsigned rounds = __reduce_max_sync(gmask, valid ? rank : 0u);
+          for (unsigned r = 0; r <= rounds; ++r) {
+            if (valid && rank == r) add(col, prod, q, owner_s, owner_e);
+            __syncwarp(gmask);
+          }
         }
       } else {
         if (valid) add(col, prod, q, owner_s, owner_e);

@@ -6,7 +6,7 @@
 // one long row, each owning its columns: no atomic adds, and every entry of C sums its products in the
 // order of A's row, as in the hash bins.
 // The warp walks A's row with walk_products (csr_binned_walk.cuh), each row of B clipped to the
-// window by binary search on its sorted columns.
+// window by binary search on its sorted columns, or, in a listed window, clipped when the list was built.
 #include <cstdint>
 
 #include "spgemm/cuda/csr_binned_rows.cuh"
@@ -39,6 +39,7 @@ struct WindowListView {
   const std::int64_t* chunk_offsets = nullptr;  // row r is listed when chunk_offsets[r + 1] > chunk_offsets[r]
   const std::int64_t* pair_offsets = nullptr;   // window w's list: keys[pair_offsets[w], pair_offsets[w + 1])
   const std::uint64_t* keys = nullptr;
+  const std::uint64_t* segments = nullptr;      // keys[p]'s row of B clipped to the window
   std::uint64_t entry_mask = 0;
 };
 
@@ -62,22 +63,29 @@ __global__ void __launch_bounds__(kWindowWarps * 32)
     const std::int64_t r = segment_of(window_offsets, n, w);
     const std::int64_t i = rows[r];
     const std::int64_t c0 = first_col[i] + (w - window_offsets[r]) * kWindowColumns, c1 = c0 + kWindowColumns;
+    // Only the bitmap is cleared: a column's first product sets its bit and stores its value, later
+    // ones add (a window of a hub row holds ~80 of its 2,048 columns, so clearing the values cost more
+    // shared-memory stores than the products).
     for (int k = lane; k < kWindowWords; k += 32) bits[k] = 0;
-    if constexpr (kNumeric)
-      for (int k = lane; k < kWindowColumns; k += 32) acc[k] = T(0);
     __syncwarp();
     std::int64_t from = a.row_ptr[i], to = a.row_ptr[i + 1];
     EntryList list;
     if (lists.chunk_offsets != nullptr && lists.chunk_offsets[r + 1] > lists.chunk_offsets[r]) {
-      list.keys = lists.keys, list.entry_mask = lists.entry_mask, list.row_start = from;
+      list.keys = lists.keys, list.segments = lists.segments, list.entry_mask = lists.entry_mask;
+      list.row_start = from;
       from = lists.pair_offsets[w], to = lists.pair_offsets[w + 1];
     }
     walk_products<32, T, kNumeric, kNumeric, true>(
         from, to, c0, c1, a, b, entries,
         [&](std::int32_t col, T v, auto&&...) {
           const int c = static_cast<int>(col - c0);
-          atomicOr(&bits[c >> 5], 1u << (c & 31));
-          if constexpr (kNumeric) acc[c] += v;
+          const unsigned bit = 1u << (c & 31);
+          // Numeric: lanes holding the same column add in turn (walk_products), so the first to set
+          // the bit is the column's first product in the serial order.
+          const unsigned was = atomicOr(&bits[c >> 5], bit);
+          if constexpr (kNumeric) {
+            if (was & bit) acc[c] += v; else acc[c] = v;
+          }
         },
         [] { return false; }, list);
     __syncwarp();

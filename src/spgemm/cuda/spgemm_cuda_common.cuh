@@ -174,6 +174,12 @@ void require_fp16_range(const Csr<T>& m, const char* which, const std::string& k
 template <class T>
 void drop_zeros_and_sort(Csr<T>& c);
 
+// The last mark of a CSR product, before its temporaries are freed (outside the product time): the
+// download begins, or, when C is discarded (SpgemmOptions::discard_result), the stages end there.
+inline void end_product_stages(const detail::StageMarks& marks, bool discard) {
+  if (discard) marks.end(); else marks.host("download", false);
+}
+
 // Registration (one per file), called by register_cuda_spgemm_kernels().
 void register_bmsparse_spgemm_kernels(SpgemmRegistry& reg);
 void register_cusparse_spgemm_kernel(SpgemmRegistry& reg);

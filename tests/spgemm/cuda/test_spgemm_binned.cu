@@ -1,11 +1,13 @@
 // cuda.csr.binned on the cases that reach each of its paths: rows whose column counts straddle every
 // hash-bin boundary (wide column range) and the dense-window boundary (narrow range), a row tried in
 // the largest hash table that overflows into windows, rows with more products than the tried table
-// takes, hub rows whose windows walk per-window entry lists, rectangular A B, exact cancellation in both accumulators, 1x1 and empty shapes, R-MAT and
+// takes, hub rows whose windows walk per-window entry lists (segments up to a whole window), C left on
+// the device when discarded, rectangular A B, exact cancellation in both accumulators, 1x1 and empty shapes, R-MAT and
 // power-law graphs; every C checked against the fp64 reference, strictly sorted, free of zeros, and
 // bit-identical between two runs. (The registry-driven tests in test_spgemm_cuda.cu run it too.)
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <string>
@@ -145,6 +147,76 @@ TEST(CsrBinned, HubRowsWithWindowLists) {
   g.seed = fresh_seed();
   const Csr<double> m = generate(g);
   check_both(m, m, "powerlaw_40000_squared", true);
+}
+
+// Listed windows read each entry's row of B already clipped to the window (segment start, length): rows
+// of B of 6,000 consecutive columns (segments of a whole window, 2,048 entries, and of its cut ends at
+// unaligned starts) beside rows of 0-2 scattered columns, under hub rows of A whose 1-2-entry rows of B
+// spread over ~490 windows; square products of a wide matrix with empty rows, and rectangular ones.
+TEST(CsrBinned, WindowListSegmentsUpToAWholeWindow) {
+  REQUIRE_GPU();
+  const std::int64_t inner = 20'011, cols = 1'000'003;
+  std::vector<std::vector<std::int32_t>> b_cols(inner);
+  for (std::int64_t j = 0; j < inner; ++j) {
+    if (j % 500 == 7) {
+      const std::int64_t start = (j * 7'919) % (cols - 6'000);
+      for (std::int64_t k = 0; k < 6'000; ++k) b_cols[j].push_back(static_cast<std::int32_t>(start + k));
+    } else {
+      for (std::int64_t k = 0; k < j % 3; ++k)
+        b_cols[j].push_back(static_cast<std::int32_t>((j * 104'729 + k * 499'979) % cols));
+      std::sort(b_cols[j].begin(), b_cols[j].end());
+    }
+  }
+  const Csr<double> b = random_csr(inner, cols, fresh_seed(), b_cols);
+  std::vector<std::int64_t> alen(517, 2);
+  alen[3] = 4'000, alen[100] = 8'000, alen[516] = 2'500;
+  for (std::int64_t i = 200; i < 260; ++i) alen[i] = 0;  // empty rows between the hubs
+  const Csr<double> a = random_rows(static_cast<std::int64_t>(alen.size()), inner, alen, fresh_seed());
+  check_both(a, b, "hub_rows_over_window_segments");
+  // Square: B's own rows as A (hub rows of 6,000 entries over B's short rows).
+  const Csr<double> square = random_csr(inner, inner, fresh_seed(), [&] {
+    std::vector<std::vector<std::int32_t>> c(inner);
+    for (std::int64_t j = 0; j < inner; ++j)
+      for (std::int32_t x : b_cols[j]) c[j].push_back(static_cast<std::int32_t>(x % inner));
+    for (auto& r : c) std::sort(r.begin(), r.end()), r.erase(std::unique(r.begin(), r.end()), r.end());
+    return c;
+  }());
+  check_both(square, square, "window_segments_squared", true);
+}
+
+// With discard_result the product runs on the device and returns an empty C, its stages ending before
+// any download; the next product (kept) is the full C. Both CSR kernels honour it.
+TEST(CsrBinned, DiscardedProductsStayOnTheDevice) {
+  REQUIRE_GPU();
+  struct Listing final : SpgemmStageRecorder {
+    std::vector<std::string> names;
+    void begin_stage(const char* name, bool, StageSite) override { names.emplace_back(name); }
+    void end_stages() override { names.emplace_back("end"); }
+  };
+  GenOptions g;
+  g.family = "powerlaw";
+  g.n = 5'000;
+  g.seed = fresh_seed();
+  const Csr<double> m = generate(g);
+  for (const char* name : {"cuda.csr.binned", "cuda.csr.hash"}) {
+    const SpgemmKernelInfo* k = spgemm_registry().find(name);
+    ASSERT_NE(k, nullptr) << name;
+    Listing listing;
+    SpgemmOptions o;
+    o.recorder = &listing;
+    o.discard_result = true;
+    o.keep_device_pool = true;
+    const SpgemmResult<double> gone = k->run_f64(m, m, o);
+    EXPECT_EQ(gone.c.nnz(), 0) << name;
+    EXPECT_TRUE(gone.c.row_ptr.empty()) << name;
+    EXPECT_EQ(std::count(listing.names.begin(), listing.names.end(), "download"), 0) << name;
+    ASSERT_FALSE(listing.names.empty());
+    EXPECT_EQ(listing.names.back(), "end") << name;
+    o.discard_result = false, o.keep_device_pool = false, o.recorder = nullptr;
+    const SpgemmResult<double> kept = k->run_f64(m, m, o);
+    const SpgemmCheck chk = check_spgemm(m, m, kept.c, 0x1p-53);
+    EXPECT_TRUE(chk.ok) << name << ": " << chk.message;
+  }
 }
 
 // B's rows 2k and 2k+1 hold the same columns with opposite dyadic values and A's row is all ones: every
