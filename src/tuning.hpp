@@ -504,6 +504,11 @@ inline constexpr std::int64_t kSpmmCudaRowChunkNnz = 2048;
 // fem_mesh numbered at random 0.48 -> 0.47; at GC 32 (k = 64) it cost lap3d 0.61 -> 0.73-0.83 ms and
 // road_planar 3.70 -> 4.04-4.35, whether the 32 entries were unrolled at once or 8 at a time.
 inline constexpr int kSpmmCudaFullChunkMaxLanes = 16;
+// SpMM auto on the GPU: column-major blocks of at most this many columns run as k SpMVs
+// (cuda.spmv.per_column) when the CUDA SpMV selector picks a DIA kernel. H100, 2026-11-27, lap3d 27-pt (16M
+// non-zeros) fp32 column-major: the SpMM ran at 0.63x four cuda.dia.sym SpMVs at k = 4 and 2.2x sixteen at
+// k = 16 (docs/perf/data/spmm-gpu/h100-now-2026-11-27.csv); row-major k = 4 was already 1.23x.
+inline constexpr std::int64_t kSpmmCudaDiaColumnsMaxK = 4;
 // Plan::apply on k >= 2 vectors of a renumbered plan: the SpMM runs on P A P^T (rows of X gathered, of Y
 // scattered: 4 rows x k values per product) only when A's rows average at least this many entries. H100,
 // 2026-11-27, 16M non-zeros, fp64, RCM against the SpMM on A as given: fem_mesh numbered at random (43 per

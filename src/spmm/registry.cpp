@@ -13,6 +13,7 @@ void register_cuda_csr_rowmajor_spmm(SpmmRegistry&);  // src/spmm/cuda/csr_rowma
 void register_cuda_csr_colmajor_spmm(SpmmRegistry&);  // src/spmm/cuda/csr_colmajor.cu
 void register_cuda_csr_colmajor_gather_spmm(SpmmRegistry&);  // src/spmm/cuda/csr_colmajor_gather.cu
 void register_cuda_cusparse_spmm(SpmmRegistry&);      // src/spmm/cuda/cusparse.cu
+void register_cuda_spmv_columns_spmm(SpmmRegistry&);  // src/spmm/cuda/spmv_columns.cu
 #endif
 #ifdef SPKIT_HAVE_MKL
 void register_ref_mkl_spmm(SpmmRegistry&);            // src/spmm/ref/mkl.cpp
@@ -29,6 +30,7 @@ const SpmmRegistry& spmm_registry() {
     register_cuda_csr_colmajor_spmm(reg);
     register_cuda_csr_colmajor_gather_spmm(reg);
     register_cuda_cusparse_spmm(reg);
+    register_cuda_spmv_columns_spmm(reg);
 #endif
 #ifdef SPKIT_HAVE_MKL
     register_ref_mkl_spmm(reg);

@@ -5,6 +5,8 @@
 //                                           row-major up to k = tuning::kSpmmCpuDiaRowMajorMaxK)
 //   CPU, row-major    cpu.csr.spmm_rowmajor  (register tiles sized to k)
 //   CPU, column-major cpu.csr.spmm_colmajor  (X copied into row-major panels, the same tiles)
+//   GPU, k = 1        cuda.spmv.per_column   (the CUDA SpMV selector's pick)
+//   GPU, DIA matrices cuda.spmv.per_column   (column-major, k <= tuning::kSpmmCudaDiaColumnsMaxK: k DIA SpMVs)
 //   GPU, row-major    cuda.csr.spmm_rowmajor (lanes over columns from k, sub-groups over entries from the mean row)
 //   GPU, column-major cuda.csr.spmm_colmajor (X transposed, then the row-major row splitting)
 // The DIA rule is the SpMV selector's own (select_kernel's cost models, spkit/select.hpp), not a copy of it.
@@ -21,16 +23,16 @@
 namespace spkit {
 namespace {
 
-// The CPU SpMV kernel spkit's selector picks for the fastest product on all threads, "" when none applies.
+// The SpMV kernel spkit's selector picks for the fastest product (CPU: on all threads), "" when none applies.
 // In double: DIA's bytes against CSR's are then at their least favourable (8 of 12 bytes per non-zero, 4 of
 // 8 in float), so a DIA pick here is one in float too, and cpu.dia.spmm accepts the matrix in both.
-std::string cpu_spmv_pick(const MatrixStats& stats) {
+std::string spmv_pick(const MatrixStats& stats, Backend backend) {
   PlanSettings settings;
-  settings.backend = Backend::cpu;
+  settings.backend = backend;
   settings.expected_products = tuning::kSpmmSpmvExpectedProducts;
   try {
     return select_kernel(stats, settings, Precision::f64).kernel;
-  } catch (const NotApplicable&) {
+  } catch (const Error&) {  // nothing applies, or no device to ask: the CSR kernels then
     return {};
   }
 }
@@ -49,7 +51,7 @@ SpmmSelection select_spmm_kernel(const MatrixStats& stats, const SpmmShape& shap
   SpmmSelection s;
   const std::string k = "k = " + std::to_string(shape.k);
   if (backend == Backend::cpu) {
-    const std::string spmv = shape.k > 1 ? cpu_spmv_pick(stats) : std::string();
+    const std::string spmv = shape.k > 1 ? spmv_pick(stats, Backend::cpu) : std::string();
     const KernelInfo* spmv_info = spmv.empty() ? nullptr : registry().find(spmv);
     if (shape.k == 1) {
       s.kernel = "cpu.spmv.per_column";
@@ -64,11 +66,20 @@ SpmmSelection select_spmm_kernel(const MatrixStats& stats, const SpmmShape& shap
       s.reason = row ? k + ", row-major: register tiles of Y's row sized to k, A read once"
                      : k + ", column-major: X copied into row-major panels, register tiles, A read once per panel";
     }
+  } else if (shape.k == 1) {
+    s.kernel = "cuda.spmv.per_column";
+    s.reason = "k = 1: one product with the CUDA SpMV kernel spkit's selector picks";
+  } else if (const std::string spmv = !row && shape.k <= tuning::kSpmmCudaDiaColumnsMaxK
+                                          ? spmv_pick(stats, Backend::cuda) : std::string();
+             !spmv.empty() && registry().find(spmv) && registry().find(spmv)->format == Format::dia) {
+    s.kernel = "cuda.spmv.per_column";
+    s.reason = k + ", column-major: the SpMV selector runs this matrix in DIA (" + spmv +
+               "), whose products read less than the SpMM's CSR at so few columns";
   } else {
     s.kernel = row ? "cuda.csr.spmm_rowmajor" : "cuda.csr.spmm_colmajor";
     if (row)
       s.reason = k + ", row-major: A's rows loaded coalesced and shuffle-broadcast, lanes over columns in 16-byte "
-                     "vectors, a block per row of over " + std::to_string(tuning::kSpmmCudaLongRowNnz) + " non-zeros";
+                     "vectors, rows of over " + std::to_string(tuning::kSpmmCudaLongRowNnz) + " non-zeros cut into chunks of a block";
     else
       s.reason = k + ", column-major: X transposed into a row-major copy, then the row-major row splitting "
                      "(mean row " + std::to_string(static_cast<long long>(stats.row_nnz_mean + 0.5)) + ")";

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "kernels/cpu/cpu_common.hpp"
+#include "spmm/spmv_pick.hpp"
 #include "spkit/error.hpp"
 #include "spkit/select.hpp"
 #include "spkit/spmm.hpp"
@@ -26,29 +27,7 @@ class SpmvColumns final : public SpmmPlan<T> {
   SpmvColumns(const Csr<T>& a, const SpmmShape& shape, const PlanOptions& o)
       : rows_(a.rows), cols_(a.cols), shape_(shape), threads_(cpu::plan_threads(o.threads)) {
     if (shape.k < 1) throw Error("cpu.spmv.per_column: k must be at least 1 (got " + std::to_string(shape.k) + ")");
-    PlanSettings settings;
-    settings.backend = Backend::cpu;
-    settings.threads = threads_;
-    settings.expected_products = tuning::kSpmmSpmvExpectedProducts;
-    const Selection sel = select_kernel(a, settings);
-    // The selector's ranking, best first; a kernel that refuses at planning hands over to the next, as in
-    // Plan's auto.
-    std::string refusals;
-    for (const KernelEstimate& c : sel.candidates) {
-      const KernelInfo* info = c.applicable ? registry().find(c.kernel) : nullptr;
-      if (!info) continue;
-      PlanOptions po = sel.options;
-      po.threads = threads_;
-      po.memory_budget_bytes = o.memory_budget_bytes;
-      try {
-        spmv_ = info->factory<T>()(a, po);
-        kernel_ = c.kernel;
-        break;
-      } catch (const NotApplicable& e) {
-        refusals += "; " + c.kernel + ": " + e.what();
-      }
-    }
-    if (!spmv_) throw NotApplicable("cpu.spmv.per_column: no SpMV kernel the selector ranked applies" + refusals);
+    spmv_ = spmm_detail::plan_spmv_pick(a, Backend::cpu, o, threads_, "cpu.spmv.per_column", &kernel_);
   }
 
   void run(T alpha, const T* x, std::int64_t ldx, T beta, T* y, std::int64_t ldy, Stream stream) override {
