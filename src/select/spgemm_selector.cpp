@@ -71,15 +71,16 @@ std::vector<SpgemmSelection> spgemm_candidates(const MatrixStats& a, std::int64_
       add("cuda.csr.hash", "");
     } else {
       // Heavy rows (power-law, rmat, circuit) and short even rows (random, geometric): cusparseSpGEMM was
-      // the fastest measured; when it refuses (out of resources on rmat), its memory-bounded algorithm,
-      // then our kernels, which always compute C.
+      // the fastest measured; when it refuses (out of resources on rmat), our hash kernel, which computed
+      // rmat's 489M-entry C in 386 ms on an H100, before cuSPARSE's memory-bounded ALG3 (3.5-4.3x slower
+      // than its default on power-law and circuit; its ALG2 ran past 68 s on rmat).
       const bool heavy = static_cast<double>(a.row_nnz_max) > kGpuBinnedMaxRowSpread * a.row_nnz_mean;
       add("cuda.cusparse.spgemm", fill + ", " + rows + ", longest " + std::to_string(a.row_nnz_max) +
                                       (heavy ? ": heavy rows" : ": short even rows") +
                                       ", no spkit kernel is faster here: cusparseSpGEMM");
-      add("cuda.cusparse.spgemm_alg3", "");
-      add("cuda.csr.binned", "");
       add("cuda.csr.hash", "");
+      add("cuda.csr.binned", "");
+      add("cuda.cusparse.spgemm_alg3", "");
     }
     // Last resorts: cuSPARSE's memory-bounded algorithm, then bmSparse (slow on block-poor matrices, but
     // it computes C).

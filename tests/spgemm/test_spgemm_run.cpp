@@ -97,7 +97,8 @@ TEST(SpgemmRun, CandidatesAreDistinctAndRegistered) {
 }
 
 // The GPU rule on the statistics of issue 28's matrices (2M non-zeros; fem_mesh 5M): its first choice,
-// and cusparseSpGEMM's memory-bounded algorithm and a spkit kernel among the fallbacks (auto never fails).
+// and cusparseSpGEMM's memory-bounded algorithm and a spkit kernel among the fallbacks (auto never fails),
+// the hash kernel first after cusparseSpGEMM.
 TEST(SpgemmRun, GpuRuleOnMeasuredFamilies) {
   if (!spgemm_registry().find("cuda.csr.binned")) GTEST_SKIP() << "built without CUDA: no GPU SpGEMM kernels";
   const auto stats = [](double fill, double mean, std::int64_t longest) {
@@ -133,6 +134,11 @@ TEST(SpgemmRun, GpuRuleOnMeasuredFamilies) {
     }
     EXPECT_TRUE(ours) << c.family;
     if (spgemm_registry().find("cuda.cusparse.spgemm_alg3")) EXPECT_TRUE(alg3) << c.family;
+    // When cusparseSpGEMM refuses (out of resources: rmat), the hash kernel before the slow ALG3.
+    if (std::string(c.first) == "cuda.cusparse.spgemm") {
+      ASSERT_GT(got.size(), 1u);
+      EXPECT_EQ(got[1].kernel, "cuda.csr.hash") << c.family;
+    }
   }
 }
 
