@@ -19,7 +19,7 @@ class CudaSpmvColumns final : public SpmmPlan<T> {
     if (shape.k < 1) throw Error("cuda.spmv.per_column: k must be at least 1 (got " + std::to_string(shape.k) + ")");
     set_device(o.device);
     spmv_ = spmm_detail::plan_spmv_pick(a, Backend::cuda, o, 1, "cuda.spmv.per_column", &kernel_);
-    if (shape.layout == DenseLayout::row_major && shape.k > 1) {
+    if (shape.layout == DenseLayout::row_major) {  // even k = 1: a leading dimension over 1 strides the column
       x_ = DeviceBuffer<T>(static_cast<std::size_t>(std::max<std::int64_t>(cols_, 1)), "per-column SpMM x");
       y_ = DeviceBuffer<T>(static_cast<std::size_t>(std::max<std::int64_t>(rows_, 1)), "per-column SpMM y");
     }
@@ -59,7 +59,7 @@ class CudaSpmvColumns final : public SpmmPlan<T> {
   SpmmShape shape_;
   std::string kernel_;
   std::unique_ptr<SpmvPlan<T>> spmv_;
-  DeviceBuffer<T> x_, y_;  // one gathered column of X and of Y (row-major, k > 1)
+  DeviceBuffer<T> x_, y_;  // one gathered column of X and of Y (row-major)
 };
 
 }  // namespace
