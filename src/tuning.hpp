@@ -301,6 +301,11 @@ constexpr double kOnePassMemoryShare = 0.5;
 // page faults of C were a third of the product on the dev box (4 KiB faults ~3 us each on its VM).
 constexpr std::int64_t kHugePageMinBytes = std::int64_t(4) << 20;
 constexpr int kBmsparseBlockRowsPerChunk = 16;
+// cpu.dia.spgemm (src/spgemm/cpu/dia.cpp) takes A and B with at most this many diagonals (distinct
+// column - row offsets). Not a measured crossover: it bounds the structure scan's work per run of rows and
+// the product's diagonal table (64 x 64 lanes); banded at half-bandwidth 5 has 11, the 27-point stencil 27
+// (refused anyway: its diagonals have gaps at the grid's edges).
+constexpr std::int64_t kCpuDiaMaxDiagonals = 64;
 
 // --- CUDA kernels (src/spgemm/cuda), measured on an H100 (docs/perf/spgemm-gpu.md) ---
 
