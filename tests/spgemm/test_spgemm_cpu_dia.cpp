@@ -13,6 +13,7 @@
 #include "spkit/error.hpp"
 #include "spkit/gen.hpp"
 #include "spkit/spgemm.hpp"
+#include "spkit/stats.hpp"
 
 namespace spkit::test {
 namespace {
@@ -160,6 +161,46 @@ TEST(SpgemmCpuDia, RefusesWhatIsNotDiagonal) {
   spec.n = 30;
   const Csr<double> lap = generate(spec);
   EXPECT_NE(refusal(lap, lap), "");
+}
+
+
+// auto's CPU rule: a nearly full band goes to the diagonal product first (fp64 and fp32); stencils,
+// whose band is mostly empty, do not; a full-looking band with a gap is refused and the next kernel runs.
+TEST(SpgemmCpuDia, AutoRulePicksItForFullBands) {
+  GenOptions spec;
+  spec.family = "banded";
+  spec.n = 5003;
+  const Csr<double> banded = generate(spec);
+  const MatrixStats s = spgemm_selector_stats(banded);
+  EXPECT_EQ(s.max_diag_distance, compute_stats(banded).max_diag_distance);
+  for (Precision p : {Precision::f64, Precision::f32})
+    EXPECT_EQ(spgemm_candidates(s, banded.cols, Backend::cpu, p).front().kernel, "cpu.dia.spgemm");
+  const SpgemmRun<double> run = spgemm(banded, banded);
+  EXPECT_EQ(run.kernel, "cpu.dia.spgemm") << run.summary();
+  EXPECT_TRUE(run.refused.empty());
+  EXPECT_TRUE(check_spgemm(banded, banded, run.result.c, 0x1p-53).ok);
+
+  for (const char* family : {"lap2d", "lap3d"}) {
+    GenOptions st;
+    st.family = family;
+    st.n = 20;
+    const Csr<double> m = generate(st);
+    const MatrixStats ms = spgemm_selector_stats(m);
+    EXPECT_EQ(ms.max_diag_distance, compute_stats(m).max_diag_distance) << family;
+    EXPECT_NE(spgemm_candidates(ms, m.cols, Backend::cpu, Precision::f64).front().kernel, "cpu.dia.spgemm") << family;
+  }
+
+  // Tridiagonal with one entry missing: the rule picks the diagonal product, which refuses; auto goes on.
+  std::vector<std::vector<std::int32_t>> rows(300);
+  for (int i = 0; i < 300; ++i)
+    for (int j = std::max(0, i - 1); j <= std::min(299, i + 1); ++j)
+      if (!(i == 150 && j == 151)) rows[i].push_back(j);
+  const Csr<double> gap = random_csr(300, 300, 1, rows);
+  const SpgemmRun<double> fallback = spgemm(gap, gap);
+  ASSERT_EQ(fallback.refused.size(), 1u) << fallback.summary();
+  EXPECT_EQ(fallback.refused[0].kernel, "cpu.dia.spgemm");
+  EXPECT_NE(fallback.refused[0].reason.find("gap"), std::string::npos);
+  EXPECT_TRUE(check_spgemm(gap, gap, fallback.result.c, 0x1p-53).ok);
 }
 
 }  // namespace

@@ -5,8 +5,6 @@
 // runs alone. Found in O(rows) for rows whose offsets are consecutive (row i stores columns i + f .. i + l,
 // read from its first and last entry: banded matrices), O(entries) for other rows; the scan stops at the
 // first diagonal too many or the first gap, so refusing a matrix that is not diagonal is cheap.
-#include <omp.h>
-
 #include <algorithm>
 #include <cstdint>
 #include <string>
@@ -122,27 +120,10 @@ DiagonalStructure scan_rows(const Csr<T>& m, std::int64_t r0, std::int64_t r1, s
 
 }  // namespace dia_detail
 
-// The diagonal runs of m, scanned by `threads` threads over equal row ranges and joined in row order.
+// The diagonal runs of m.
 template <class T>
-DiagonalStructure diagonal_structure(const Csr<T>& m, std::int64_t max_diagonals, int threads) {
-  const int parts = static_cast<int>(std::max<std::int64_t>(1, std::min<std::int64_t>(threads, m.rows / 4096)));
-  std::vector<DiagonalStructure> part(static_cast<std::size_t>(parts));
-#pragma omp parallel for num_threads(parts) schedule(static, 1)
-  for (int p = 0; p < parts; ++p)
-    part[static_cast<std::size_t>(p)] =
-        dia_detail::scan_rows(m, m.rows * p / parts, m.rows * (p + 1) / parts, max_diagonals);
-  DiagonalStructure out;
-  for (const DiagonalStructure& s : part) {
-    if (!s.ok()) {
-      out.why = s.why;
-      return out;
-    }
-    for (const DiagonalRun& r : s.runs)
-      if (!dia_detail::extend_runs(out.runs, r.first, r.last, [&](std::int64_t) { return r.offset; }, 1,
-                                   max_diagonals, out.why))
-        return out;
-  }
-  return out;
+DiagonalStructure diagonal_structure(const Csr<T>& m, std::int64_t max_diagonals) {
+  return dia_detail::scan_rows(m, 0, m.rows, max_diagonals);
 }
 
 }  // namespace spkit::detail

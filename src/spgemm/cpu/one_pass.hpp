@@ -198,8 +198,10 @@ std::vector<std::int64_t> chunk_cuts(const Csr<T>& a, int chunks) {
 
 }  // namespace one_pass_detail
 
-template <class T, template <class> class Accumulator>
-Csr<T> one_pass(const Csr<T>& a, const Csr<T>& b, std::int64_t bound, int threads, OnePassMode mode) {
+// Each thread's accumulator is constructed as Accumulator<T>(b.cols, accumulator_args...).
+template <class T, template <class> class Accumulator, class... AccumulatorArgs>
+Csr<T> one_pass(const Csr<T>& a, const Csr<T>& b, std::int64_t bound, int threads, OnePassMode mode,
+                const AccumulatorArgs&... accumulator_args) {
   using namespace one_pass_detail;
   const std::int64_t rows = a.rows;
   Csr<T> c;
@@ -213,7 +215,7 @@ Csr<T> one_pass(const Csr<T>& a, const Csr<T>& b, std::int64_t bound, int thread
     stage.flush(c.col_idx, c.values);
   };
   if (threads == 1 && mode == OnePassMode::direct) {
-    Accumulator<T> acc(b.cols);
+    Accumulator<T> acc(b.cols, accumulator_args...);
     RowStage<T> stage;
     write_rows(acc, stage, 0, rows);
   } else {
@@ -291,7 +293,7 @@ Csr<T> one_pass(const Csr<T>& a, const Csr<T>& b, std::int64_t bound, int thread
       const int t = omp_get_thread_num();
       try {
         const bool front = t == 0 && mode != OnePassMode::copied;
-        Accumulator<T> acc(b.cols);
+        Accumulator<T> acc(b.cols, accumulator_args...);
         RowStage<T> stage;
         for (int k; (k = claims.claim(front)) >= 0;) {
           if (front) write_rows(acc, stage, cut[k], cut[k + 1]);
