@@ -8,10 +8,11 @@
 //     of C, and is a small convolution of row i of A with those rows of B: products added into C's row
 //     at the slot of their diagonal, with no column read, no presence flag and no sort;
 //   - the other rows (near the matrix's edges) are accumulated per diagonal of C, with presence bytes;
-//   - C's row pointers follow: a count per edge row, the number of C's diagonals per interior row.
-// Each thread owns a contiguous range of C's rows. Every entry is summed as 0 + p1 + p2 + ... in A's then
-// B's storage order, as Gustavson's kernels do (accumulators.hpp): C is theirs (pattern, exact zeros
-// dropped, values), and the same at any thread count.
+//   - C's size follows: a count per edge row, the number of C's diagonals per interior row.
+// Rows are written by Gustavson's one-pass route (one_pass.hpp: C reserved at its exact size and written
+// once; with several threads, chunks of contiguous rows, the first thread never waiting for the others).
+// Every entry is summed as 0 + p1 + p2 + ... in A's then B's storage order, as Gustavson's kernels do
+// (accumulators.hpp): C is theirs (pattern, exact zeros dropped, values), the same at any thread count.
 #include <omp.h>
 
 #include <algorithm>
