@@ -5,7 +5,6 @@
 // it on every product as well.
 #include <gtest/gtest.h>
 
-#include <random>
 #include <string>
 #include <vector>
 
@@ -24,13 +23,9 @@ const SpgemmKernelInfo& dia() {
   return *k;
 }
 
+// Same pattern, values fresh in [-1, 1) from `seed`.
 Csr<double> fresh(Csr<double> m, std::uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  std::uniform_real_distribution<double> val(-1.0, 1.0);
-  for (auto& v : m.values) {
-    v = val(rng);
-    if (v == 0.0) v = 0.5;
-  }
+  m.values = random_vector(m.nnz(), seed);
   return m;
 }
 

@@ -8,9 +8,8 @@
 //     of C, and is a small convolution of row i of A with those rows of B: products added into C's row
 //     at the slot of their diagonal, with no column read, no presence flag and no sort;
 //   - the other rows (near the matrix's edges) are accumulated per diagonal of C, with presence bytes;
-//   - C's size follows: a count per edge row, the number of C's diagonals per interior row.
-// Rows are written by Gustavson's one-pass route (one_pass.hpp: C reserved at its exact size and written
-// once; with several threads, chunks of contiguous rows, the first thread never waiting for the others).
+//   - C's row pointers follow: a count per edge row, the number of C's diagonals per interior row.
+// Each thread owns a contiguous range of C's rows (one thread: rows appended to C through a buffer in L1).
 // Every entry is summed as 0 + p1 + p2 + ... in A's then B's storage order, as Gustavson's kernels do
 // (accumulators.hpp): C is theirs (pattern, exact zeros dropped, values), the same at any thread count.
 #include <omp.h>
@@ -21,6 +20,7 @@
 #include <utility>
 #include <vector>
 
+#include "platform/huge_pages.hpp"
 #include "spgemm/cpu/dia_structure.hpp"
 #include "spgemm/cpu/one_pass.hpp"
 #include "spgemm/spgemm_util.hpp"
@@ -122,46 +122,49 @@ void interior_row(const Csr<T>& a, const Csr<T>& b, const DiagonalPlan& plan, st
   }
 }
 
-// The row accumulator that one_pass.hpp's route drives (the interface of accumulators.hpp): accumulate
-// notes the row and returns its structural length, emit writes it, exact zeros dropped.
+// Rows [first, last) of C written at (col, val), entry p of C at index p - base (C's structural entries,
+// row_ptr known); returns the exact zeros written.
 template <class T>
-class DiagonalRows {
- public:
-  DiagonalRows(std::int64_t /*b_cols*/, const DiagonalPlan& plan) : plan_(plan), edge_(plan) {}
-  std::int64_t accumulate(const Csr<T>& a, const Csr<T>& b, std::int64_t i, std::int64_t /*products*/,
-                          std::int64_t /*distinct_bound*/) {
-    a_ = &a, b_ = &b, row_ = i;
-    interior_ = i >= plan_.interior_first && i < plan_.interior_last;
-    return interior_ ? static_cast<std::int64_t>(plan_.dc.size()) : edge_.row(a, b, i, nullptr, nullptr);
-  }
-  std::int64_t emit(std::int32_t* out_col, T* out_val) {
-    std::int64_t n;
-    if (interior_) {
-      n = static_cast<std::int64_t>(plan_.dc.size());
-      if (plan_.consecutive) interior_row<T, true>(*a_, *b_, plan_, row_, out_col, out_val);
-      else interior_row<T, false>(*a_, *b_, plan_, row_, out_col, out_val);
-    } else {
-      n = edge_.row(*a_, *b_, row_, out_col, out_val);
-    }
-    bool zero = false;
-    for (std::int64_t u = 0; u < n; ++u) zero |= out_val[u] == T(0);
-    if (!zero) return n;
-    std::int64_t kept = 0;  // cancellation: drop the exact zeros, as Gustavson's kernels do
-    for (std::int64_t u = 0; u < n; ++u) {
-      out_col[kept] = out_col[u], out_val[kept] = out_val[u];
-      kept += out_val[u] != T(0);
-    }
-    return kept;
-  }
+std::int64_t write_rows(const Csr<T>& a, const Csr<T>& b, const DiagonalPlan& plan, EdgeRows<T>& edge,
+                        const std::int64_t* row_ptr, std::int64_t first, std::int64_t last, std::int32_t* col, T* val,
+                        std::int64_t base) {
+  const auto at = [&](std::int64_t i) { return row_ptr[i] - base; };
+  const std::int64_t in0 = std::clamp(plan.interior_first, first, last);
+  const std::int64_t in1 = std::clamp(plan.interior_last, in0, last);
+  for (std::int64_t i = first; i < in0; ++i) edge.row(a, b, i, col + at(i), val + at(i));
+  if (plan.consecutive)
+    for (std::int64_t i = in0; i < in1; ++i) interior_row<T, true>(a, b, plan, i, col + at(i), val + at(i));
+  else
+    for (std::int64_t i = in0; i < in1; ++i) interior_row<T, false>(a, b, plan, i, col + at(i), val + at(i));
+  for (std::int64_t i = in1; i < last; ++i) edge.row(a, b, i, col + at(i), val + at(i));
+  std::int64_t zeros = 0;
+  for (std::int64_t p = at(first); p < at(last); ++p) zeros += val[p] == T(0);
+  return zeros;
+}
 
- private:
-  const DiagonalPlan& plan_;
-  EdgeRows<T> edge_;
-  const Csr<T>* a_ = nullptr;
-  const Csr<T>* b_ = nullptr;
-  std::int64_t row_ = 0;
-  bool interior_ = false;
-};
+// Drops the exact zeros of C (cancellation), as Gustavson's kernels do.
+template <class T>
+void drop_exact_zeros(Csr<T>& c, int threads) {
+  std::vector<std::int64_t> kept(static_cast<std::size_t>(c.rows) + 1, 0);
+#pragma omp parallel for num_threads(threads) schedule(static)
+  for (std::int64_t i = 0; i < c.rows; ++i) {
+    std::int64_t n = 0;
+    for (std::int64_t p = c.row_ptr[i]; p < c.row_ptr[i + 1]; ++p) n += c.values[p] != T(0);
+    kept[i + 1] = n;
+  }
+  for (std::int64_t i = 0; i < c.rows; ++i) kept[i + 1] += kept[i];
+  std::vector<std::int32_t> col(static_cast<std::size_t>(kept.back()));
+  std::vector<T> val(static_cast<std::size_t>(kept.back()));
+#pragma omp parallel for num_threads(threads) schedule(static)
+  for (std::int64_t i = 0; i < c.rows; ++i) {
+    std::int64_t w = kept[i];
+    for (std::int64_t p = c.row_ptr[i]; p < c.row_ptr[i + 1]; ++p)
+      if (c.values[p] != T(0)) col[w] = c.col_idx[p], val[w] = c.values[p], ++w;
+  }
+  c.col_idx = std::move(col);
+  c.values = std::move(val);
+  c.row_ptr = std::move(kept);
+}
 
 template <class T>
 SpgemmResult<T> dia_spgemm(const Csr<T>& a, const Csr<T>& b, const SpgemmOptions& opts) {
@@ -169,8 +172,8 @@ SpgemmResult<T> dia_spgemm(const Csr<T>& a, const Csr<T>& b, const SpgemmOptions
   const int threads = std::max(1, opts.threads);
   const detail::ScopedOmpThreads team(opts.threads);
   const detail::StageMarks marks(opts);
-  // The structure and C's size on one thread: a few passes over row pointers, cheaper than waking a team
-  // on a loaded machine (measured: 7 ms for a second thread's first wake-up at load 4 on the dev box).
+  // The structure and C's row pointers on one thread: passes over row pointers, cheaper than waking a
+  // team on a loaded machine (measured: 7-8 ms each for two parallel scans at load 4 on the dev box).
   marks.host("structure");
   const std::int64_t max_diagonals = tuning::spgemm::kCpuDiaMaxDiagonals;
   const DiagonalStructure sa = detail::diagonal_structure(a, max_diagonals);
@@ -180,23 +183,64 @@ SpgemmResult<T> dia_spgemm(const Csr<T>& a, const Csr<T>& b, const SpgemmOptions
   const DiagonalPlan plan(sa, sb, a.rows);
 
   marks.host("symbolic");
-  // C's entries: every lane in an interior row, the edge rows counted.
-  std::int64_t nnz = (plan.interior_last - plan.interior_first) * static_cast<std::int64_t>(plan.dc.size());
+  // Row pointers: the edge rows counted, every lane in an interior row.
+  Csr<T> c;
+  c.rows = a.rows;
+  c.cols = b.cols;
+  c.row_ptr.assign(static_cast<std::size_t>(a.rows) + 1, 0);
+  std::int64_t* rp = c.row_ptr.data();
   {
     EdgeRows<T> edge(plan);
-    for (std::int64_t i = 0; i < plan.interior_first; ++i) nnz += edge.row(a, b, i, nullptr, nullptr);
-    for (std::int64_t i = plan.interior_last; i < a.rows; ++i) nnz += edge.row(a, b, i, nullptr, nullptr);
+    const std::int64_t nc = static_cast<std::int64_t>(plan.dc.size());
+    for (std::int64_t i = 0; i < a.rows; ++i)
+      rp[i + 1] = rp[i] + (i >= plan.interior_first && i < plan.interior_last ? nc : edge.row(a, b, i, nullptr, nullptr));
   }
+  const std::int64_t nnz = rp[a.rows];
   detail::check_spgemm_memory("SpGEMM output C with " + std::to_string(nnz) + " non-zeros",
                               static_cast<std::uint64_t>(nnz) * (sizeof(std::int32_t) + sizeof(T)) +
                                   static_cast<std::uint64_t>(a.rows + 1) * sizeof(std::int64_t));
 
-  // Gustavson's one-pass route with diagonal rows: C reserved at its exact size, written once; with
-  // several threads, one team whose first thread never waits for the others (one_pass.hpp).
   marks.host("numeric");
-  SpgemmResult<T> r;
-  r.c = detail::one_pass<T, DiagonalRows>(a, b, nnz, threads, detail::OnePassMode::direct, plan);
+  std::int64_t zeros = 0;
+  if (threads == 1) {
+    // One thread: rows go through a buffer in L1 and are appended to C, reserved at its size, so that C's
+    // pages are written once (resize would zero them first).
+    detail::reserve_rows(c.col_idx, c.values, nnz);
+    EdgeRows<T> edge(plan);
+    const std::int64_t buffer = std::max<std::int64_t>(tuning::spgemm::kOnePassRowBufferEntries,
+                                                       static_cast<std::int64_t>(plan.dc.size()));
+    std::vector<std::int32_t> col(static_cast<std::size_t>(buffer));
+    std::vector<T> val(static_cast<std::size_t>(buffer));
+    for (std::int64_t i = 0, e; i < a.rows; i = e) {
+      for (e = i + 1; e < a.rows && rp[e + 1] - rp[i] <= buffer;) ++e;  // as many rows as the buffer holds
+      const std::int64_t n = rp[e] - rp[i];
+      zeros += write_rows(a, b, plan, edge, rp, i, e, col.data(), val.data(), rp[i]);
+      c.col_idx.insert(c.col_idx.end(), col.begin(), col.begin() + n);
+      c.values.insert(c.values.end(), val.begin(), val.begin() + n);
+    }
+  } else {
+    // Several threads: C sized at once (its pages faulted by all threads), each thread writing a contiguous
+    // range of rows of about equal entries. Measured against Gustavson's one-pass route with these rows
+    // (the first thread appending the others' chunks): 1.2-1.6x faster at 2 threads (banded 500K and 2M,
+    // fp64 and fp32, minima of 4 runs each; docs/perf/spgemm-cpu.md), the copy of half of C costing more
+    // than the zeroing of all of it.
+    resize_huge(c.col_idx, static_cast<std::size_t>(nnz));
+    resize_huge(c.values, static_cast<std::size_t>(nnz));
+#pragma omp parallel num_threads(threads) reduction(+ : zeros)
+    {
+      const int t = omp_get_thread_num(), n = omp_get_num_threads();
+      const auto cut = [&](int k) {
+        return static_cast<std::int64_t>(std::lower_bound(rp, rp + a.rows, nnz * k / n) - rp);
+      };
+      EdgeRows<T> edge(plan);
+      const std::int64_t first = cut(t), last = t + 1 == n ? a.rows : cut(t + 1);
+      if (first < last) zeros += write_rows(a, b, plan, edge, rp, first, last, c.col_idx.data(), c.values.data(), 0);
+    }
+  }
+  if (zeros > 0) drop_exact_zeros(c, threads);
   marks.end();
+  SpgemmResult<T> r;
+  r.c = std::move(c);
   r.detail = std::to_string(plan.da.size()) + " x " + std::to_string(plan.db.size()) + " diagonals -> " +
              std::to_string(plan.dc.size()) + ", " + std::to_string(plan.interior_last - plan.interior_first) +
              " interior rows, " + std::to_string(threads) + " threads";

@@ -198,10 +198,8 @@ std::vector<std::int64_t> chunk_cuts(const Csr<T>& a, int chunks) {
 
 }  // namespace one_pass_detail
 
-// Each thread's accumulator is constructed as Accumulator<T>(b.cols, accumulator_args...).
-template <class T, template <class> class Accumulator, class... AccumulatorArgs>
-Csr<T> one_pass(const Csr<T>& a, const Csr<T>& b, std::int64_t bound, int threads, OnePassMode mode,
-                const AccumulatorArgs&... accumulator_args) {
+template <class T, template <class> class Accumulator>
+Csr<T> one_pass(const Csr<T>& a, const Csr<T>& b, std::int64_t bound, int threads, OnePassMode mode) {
   using namespace one_pass_detail;
   const std::int64_t rows = a.rows;
   Csr<T> c;
@@ -215,7 +213,7 @@ Csr<T> one_pass(const Csr<T>& a, const Csr<T>& b, std::int64_t bound, int thread
     stage.flush(c.col_idx, c.values);
   };
   if (threads == 1 && mode == OnePassMode::direct) {
-    Accumulator<T> acc(b.cols, accumulator_args...);
+    Accumulator<T> acc(b.cols);
     RowStage<T> stage;
     write_rows(acc, stage, 0, rows);
   } else {
@@ -293,7 +291,7 @@ Csr<T> one_pass(const Csr<T>& a, const Csr<T>& b, std::int64_t bound, int thread
       const int t = omp_get_thread_num();
       try {
         const bool front = t == 0 && mode != OnePassMode::copied;
-        Accumulator<T> acc(b.cols, accumulator_args...);
+        Accumulator<T> acc(b.cols);
         RowStage<T> stage;
         for (int k; (k = claims.claim(front)) >= 0;) {
           if (front) write_rows(acc, stage, cut[k], cut[k + 1]);
