@@ -70,8 +70,7 @@ class EdgeRows {
  public:
   explicit EdgeRows(const DiagonalPlan& plan) : plan_(plan), value_(plan.dc.size(), T(0)), present_(plan.dc.size(), 0) {}
   std::int64_t row(const Csr<T>& a, const Csr<T>& b, std::int64_t i, std::int32_t* out_col, T* out_val) {
-    const std::int64_t first = static_cast<std::int64_t>(plan_.dc.size());
-    std::int64_t lo = first, hi = -1;
+    std::int64_t lo = static_cast<std::int64_t>(plan_.dc.size()), hi = -1;  // lanes reached
     for (std::int64_t p = a.row_ptr[i]; p < a.row_ptr[i + 1]; ++p) {
       const std::int32_t k = a.col_idx[p];
       const T aik = a.values[p];
