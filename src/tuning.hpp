@@ -301,6 +301,11 @@ constexpr double kOnePassMemoryShare = 0.5;
 // page faults of C were a third of the product on the dev box (4 KiB faults ~3 us each on its VM).
 constexpr std::int64_t kHugePageMinBytes = std::int64_t(4) << 20;
 constexpr int kBmsparseBlockRowsPerChunk = 16;
+// cpu.dia.spgemm (src/spgemm/cpu/dia.cpp) takes A and B with at most this many diagonals (distinct
+// column - row offsets). Not a measured crossover: it bounds the structure scan's work per run of rows and
+// the product's diagonal table (64 x 64 lanes); banded at half-bandwidth 5 has 11, the 27-point stencil 27
+// (refused anyway: its diagonals have gaps at the grid's edges).
+constexpr std::int64_t kCpuDiaMaxDiagonals = 64;
 
 // --- CUDA kernels (src/spgemm/cuda), measured on an H100 (docs/perf/spgemm-gpu.md) ---
 
@@ -374,6 +379,11 @@ constexpr double kGpuBinnedMaxRowSpread = 4.0;
 // ... and rows of at least this many entries on average: shorter even rows (random 8 per row: 0.99-1.09x;
 // geometric 9 per row: binned 1.24 vs cuSPARSE 0.95 ms) go to cusparseSpGEMM first.
 constexpr double kGpuBinnedMinRowLength = 16.0;
+// A's mean row length over its band's width (2 x max |col - row| + 1) from which the CPU rule tries the
+// diagonal product first. banded (fill 1.0): cpu.dia.spgemm 2.6x (fp64) and 3.5x (fp32) MKL sp2m at 1
+// thread, 500K non-zeros, 1.9x and 1.6x cpu.bmsparse.blocks (dev box, 2026-11-27, docs/perf/spgemm-cpu.md);
+// lap2d, lap3d, fem (fill < 0.1) are refused by it anyway. Half full: a one-sided band still qualifies.
+constexpr double kCpuDiaMinBandFill = 0.5;
 // Columns of B past which a dense accumulator per thread is wasteful: the hash accumulator instead.
 constexpr std::int64_t kCpuDenseMaxColumns = std::int64_t{1} << 24;
 

@@ -9,6 +9,7 @@ namespace spkit {
 // Registration functions (one per file) are declared and called here.
 void register_cpu_csr_spgemm(SpgemmRegistry&);
 void register_cpu_bmsparse_spgemm(SpgemmRegistry&);
+void register_cpu_dia_spgemm(SpgemmRegistry&);
 #ifdef SPKIT_HAVE_CUDA
 void register_cuda_spgemm_kernels(SpgemmRegistry& reg);  // src/spgemm/cuda/spgemm_cuda_common.cu
 #endif
@@ -21,6 +22,7 @@ const SpgemmRegistry& spgemm_registry() {
     SpgemmRegistry reg;
     register_cpu_csr_spgemm(reg);
     register_cpu_bmsparse_spgemm(reg);
+    register_cpu_dia_spgemm(reg);
 #ifdef SPKIT_HAVE_CUDA
     register_cuda_spgemm_kernels(reg);
 #endif

@@ -203,7 +203,12 @@ TEST(SpgemmCpuKernels, AgreeWithEachOther) {
     EXPECT_EQ(cd.col_idx, ch.col_idx);
     EXPECT_EQ(cd.values, ch.values);
     for (const SpgemmKernelInfo* k : cpu) {
-      const Csr<double> c = k->run_f64(a, b, o).c;
+      Csr<double> c;
+      try {
+        c = k->run_f64(a, b, o).c;
+      } catch (const NotApplicable&) {
+        continue;  // a kernel for one structure only (cpu.dia.spgemm: diagonal-structured A and B)
+      }
       EXPECT_EQ(c.row_ptr, cd.row_ptr) << k->name;
       EXPECT_EQ(c.col_idx, cd.col_idx) << k->name;
       EXPECT_TRUE(check_spgemm(a, b, c, 0x1p-53).ok) << k->name;
