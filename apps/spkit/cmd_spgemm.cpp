@@ -36,6 +36,7 @@ struct SpgemmArgs {
   std::string c_out;
   bool quiet = false;
   std::string memory_limit;  // bytes the product may take on its backend ("": free memory)
+  bool no_baselines = false;
 };
 
 std::string stages_text(const SpgemmRow& r) {
@@ -102,6 +103,7 @@ int run_spgemm_command(const SpgemmArgs& args) {
 
   SpgemmRunOptions opts;
   opts.kernels = args.variant;
+  opts.add_baselines = !args.no_baselines;
   opts.device = args.device == "cpu" ? DeviceSelect::cpu : args.device == "gpu" ? DeviceSelect::gpu : DeviceSelect::all;
   opts.precisions = parse_precisions(args.precision);
   opts.run.threads = args.threads > 0 ? args.threads : omp_get_max_threads();
@@ -183,6 +185,9 @@ void add_spgemm_command(CLI::App& app) {
   cmd->add_option("--c-out", args->c_out,
                   "write C as Matrix Market: of the kernel --variant names, else of the first that succeeds");
   cmd->add_flag("--quiet", args->quiet, "no progress lines on stderr");
+  cmd->add_flag("--no-baselines", args->no_baselines,
+                "run only the kernels --variant names: not MKL's and cuSPARSE's algorithms beside them (on products "
+                "where a baseline takes minutes, e.g. cuSPARSE ALG2 on R-MAT)");
   cmd->add_option("--memory-limit", args->memory_limit,
                   "bytes a product may take on its device (K/M/G suffix; default: what is free, or "
                   "SPKIT_DEVICE_MEMORY_LIMIT): auto computes C in row batches that fit");

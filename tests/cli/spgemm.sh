@@ -115,6 +115,15 @@ check_product "$TMP/a.mtx" "$TMP/a.mtx" "$TMP/c.mtx" || fail "C = A A of the bmS
   || fail "A B --c-out exited $?"
 check_product "$TMP/a.mtx" "$TMP/b.mtx" "$TMP/cb.mtx" || fail "C = A B written by --c-out is wrong"
 
+# --no-baselines: only the kernels --variant names (auto here), no ref.mkl* / cuda.cusparse* rows beside them.
+"$SPKIT" spgemm "$TMP/a.mtx" --variant auto --device cpu --no-baselines --json --reps 1 --quiet > "$TMP/nb.json" \
+  || fail "--no-baselines exited $?"
+python3 - "$TMP/nb.json" <<'PY' || fail "--no-baselines ran more than auto"
+import json, sys
+rows = json.load(open(sys.argv[1]))
+assert rows and all(r["kernel"] == "auto" for r in rows), [r["kernel"] for r in rows]
+PY
+
 # 4. Bad input: exit 1 and a one-line error.
 expect_exit() {
   local want=$1; shift
