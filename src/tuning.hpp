@@ -512,8 +512,9 @@ inline constexpr std::int64_t kSpmmCudaRowChunkNnz = 2048;
 // entry, its loads of X in flight together, when GC (lanes over columns) is at most this. H100, 2026-11-27,
 // 16M non-zeros, fp64, against the per-entry loop everywhere: lap3d 27-pt k = 16 (GC 8) 0.296 -> 0.269 ms,
 // fem_mesh numbered at random 0.48 -> 0.47; at GC 32 (k = 64) it cost lap3d 0.61 -> 0.73-0.83 ms and
-// road_planar 3.70 -> 4.04-4.35, whether the 32 entries were unrolled at once or 8 at a time.
-inline constexpr int kSpmmCudaFullChunkMaxLanes = 16;
+// road_planar 3.70 -> 4.04-4.35, whether the 32 entries were unrolled at once or 8 at a time; at GC 16
+// (random 8/row fp32 k = 64, the final run of the day) 1.547 -> 1.634 ms. So up to GC 8.
+inline constexpr int kSpmmCudaFullChunkMaxLanes = 8;
 // SpMM auto on the GPU: column-major blocks of at most this many columns run as k SpMVs
 // (cuda.spmv.per_column) when the CUDA SpMV selector picks a DIA kernel. H100, 2026-11-27, lap3d 27-pt (16M
 // non-zeros) fp32 column-major: the SpMM ran at 0.63x four cuda.dia.sym SpMVs at k = 4 and 2.2x sixteen at
