@@ -40,12 +40,14 @@ typename BlockApply<T>::Kept& BlockApply<T>::plan_for(std::int64_t k) {
     a_ = permute_symmetric(a_, Permutation::from_old_of_new(renumbered_->old_of_new()));
     a_renumbered_ = true;
   }
+  // The SpMM rules read what the SpMV selector reads (src/spmm/select.cpp: the diagonals, for DIA); they do
+  // not depend on k, so once per plan, on the matrix the blocks run on.
+  if (!stats_) {
+    if constexpr (sizeof(T) == 8) stats_ = std::make_unique<MatrixStats>(compute_stats(a_));
+    else stats_ = std::make_unique<MatrixStats>(compute_stats(csr_cast<double>(a_)));
+  }
   const SpmmShape shape{k, DenseLayout::row_major};
-  // The SpMM rules read what the SpMV selector reads (src/spmm/select.cpp: the diagonals, for DIA).
-  MatrixStats stats;
-  if constexpr (sizeof(T) == 8) stats = compute_stats(a_);
-  else stats = compute_stats(csr_cast<double>(a_));
-  const SpmmSelection pick = select_spmm_kernel(stats, shape, backend_);
+  const SpmmSelection pick = select_spmm_kernel(*stats_, shape, backend_);
   const SpmmKernelInfo* info = spmm_registry().find(pick.kernel);
   if (!info) throw NotApplicable("Plan::apply: SpMM kernel " + pick.kernel + " is not in this build");
   Kept made{k, pick.kernel, info->factory<T>()(a_, shape, options_)};

@@ -19,6 +19,7 @@
 #include "spkit/formats/csr.hpp"
 #include "spkit/kernel.hpp"
 #include "spkit/spmm.hpp"
+#include "spkit/stats.hpp"
 #include "plan/permuted_spmv.hpp"
 #ifdef SPKIT_HAVE_CUDA
 #include "plan/plan_device.hpp"
@@ -59,6 +60,7 @@ class BlockApply {
   Csr<T> a_;  // A as given, or P A P^T from the first block on a renumbered plan
   RenumberedPlan<T>* renumbered_ = nullptr;
   bool a_renumbered_ = false;
+  std::unique_ptr<MatrixStats> stats_;  // of a_, for SpMM auto: made on the first block
   std::vector<T> host_xp_, host_yp_;  // CPU: X and Y in the plan's numbering (ld = k)
   Backend backend_;
   PlanOptions options_;

@@ -10,12 +10,6 @@ namespace spkit::plan_detail {
 namespace {
 
 template <class T>
-__global__ void scale_y_kernel(T beta, T* __restrict__ y, std::int64_t n) {
-  const std::int64_t j = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (j < n) y[j] = beta == T(0) ? T(0) : beta * y[j];  // beta == 0: y not read (it may hold NaN)
-}
-
-template <class T>
 __global__ void transpose_scatter_kernel(std::int64_t rows, const std::int64_t* __restrict__ ptr,
                                     const std::int32_t* __restrict__ col, const T* __restrict__ val, T alpha,
                                     const T* __restrict__ x, T* y) {
@@ -40,10 +34,7 @@ class CudaScatterTransposePlan final : public SpmvPlan<T> {
   void run(T alpha, const T* x, T beta, T* y, Stream stream) override {
     const cudaStream_t s = cuda::cuda_stream(stream);
     const cuda::DeviceProps& props = cuda::device_props(device_);
-    if (cols_ > 0) {
-      scale_y_kernel<T><<<static_cast<unsigned>(cuda::blocks_for(cols_, 256, props)), 256, 0, s>>>(beta, y, cols_);
-      SPKIT_LAUNCH_CHECK("A^T scatter: y = beta y");
-    }
+    cuda::scale_vector(beta, y, cols_, props, s);
     if (nnz_ == 0) return;
     transpose_scatter_kernel<T><<<static_cast<unsigned>(cuda::blocks_for(rows_ * 32, 256, props)), 256, 0, s>>>(
         rows_, ptr_.get(), col_.get(), val_.get(), alpha, x, y);

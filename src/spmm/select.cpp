@@ -44,6 +44,12 @@ bool all_diagonals_pay(const MatrixStats& stats) {
   return dia_cost(stats, Precision::f64, false, 0, 1.0, 0.0).applicable;
 }
 
+// Whether `spmv` names a registered SpMV kernel in DIA ("" names none).
+bool is_dia_kernel(const std::string& spmv) {
+  const KernelInfo* info = spmv.empty() ? nullptr : registry().find(spmv);
+  return info && info->format == Format::dia;
+}
+
 }  // namespace
 
 SpmmSelection select_spmm_kernel(const MatrixStats& stats, const SpmmShape& shape, Backend backend) {
@@ -52,11 +58,10 @@ SpmmSelection select_spmm_kernel(const MatrixStats& stats, const SpmmShape& shap
   const std::string k = "k = " + std::to_string(shape.k);
   if (backend == Backend::cpu) {
     const std::string spmv = shape.k > 1 ? spmv_pick(stats, Backend::cpu) : std::string();
-    const KernelInfo* spmv_info = spmv.empty() ? nullptr : registry().find(spmv);
     if (shape.k == 1) {
       s.kernel = "cpu.spmv.per_column";
       s.reason = "k = 1: one product with the SpMV kernel spkit's selector picks (one column: no reads of A to share)";
-    } else if (spmv_info && spmv_info->format == Format::dia && all_diagonals_pay(stats) &&
+    } else if (is_dia_kernel(spmv) && all_diagonals_pay(stats) &&
                (!row || shape.k <= tuning::kSpmmCpuDiaRowMajorMaxK)) {
       s.kernel = "cpu.dia.spmm";
       s.reason = k + ", " + std::string(row ? "row" : "column") + "-major: the SpMV selector runs this matrix in DIA (" +
@@ -71,7 +76,7 @@ SpmmSelection select_spmm_kernel(const MatrixStats& stats, const SpmmShape& shap
     s.reason = "k = 1: one product with the CUDA SpMV kernel spkit's selector picks";
   } else if (const std::string spmv = !row && shape.k <= tuning::kSpmmCudaDiaColumnsMaxK
                                           ? spmv_pick(stats, Backend::cuda) : std::string();
-             !spmv.empty() && registry().find(spmv) && registry().find(spmv)->format == Format::dia) {
+             is_dia_kernel(spmv)) {
     s.kernel = "cuda.spmv.per_column";
     s.reason = k + ", column-major: the SpMV selector runs this matrix in DIA (" + spmv +
                "), whose products read less than the SpMM's CSR at so few columns";

@@ -122,16 +122,23 @@ __global__ void __launch_bounds__(256) scale_kernel(std::int64_t n, T beta, T* _
 }  // namespace
 
 template <class T>
-void CudaSpmvPlan<T>::scale_output(T beta, T* y, cudaStream_t stream) const {
-  if (rows_ == 0) return;
+void scale_vector(T beta, T* y, std::int64_t n, const DeviceProps& props, cudaStream_t stream) {
+  if (n == 0) return;
   if (beta == T(0)) {
-    SPKIT_CUDA_CHECK(cudaMemsetAsync(y, 0, static_cast<std::size_t>(rows_) * sizeof(T), stream));
+    SPKIT_CUDA_CHECK(cudaMemsetAsync(y, 0, static_cast<std::size_t>(n) * sizeof(T), stream));
     return;
   }
   if (beta == T(1)) return;
-  const unsigned blocks = static_cast<unsigned>(blocks_for(rows_, 256, *props_));
-  scale_kernel<T><<<blocks, 256, 0, stream>>>(rows_, beta, y);
+  const unsigned blocks = static_cast<unsigned>(blocks_for(n, 256, props));
+  scale_kernel<T><<<blocks, 256, 0, stream>>>(n, beta, y);
   SPKIT_LAUNCH_CHECK("scale_kernel");
+}
+template void scale_vector(float, float*, std::int64_t, const DeviceProps&, cudaStream_t);
+template void scale_vector(double, double*, std::int64_t, const DeviceProps&, cudaStream_t);
+
+template <class T>
+void CudaSpmvPlan<T>::scale_output(T beta, T* y, cudaStream_t stream) const {
+  scale_vector(beta, y, rows_, *props_, stream);
 }
 
 template <class T>

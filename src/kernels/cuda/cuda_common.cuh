@@ -135,6 +135,10 @@ struct RowStats {
 template <class T>
 RowStats row_stats(const Csr<T>& a);
 
+// y = beta*y over n elements on `stream` (a memset when beta == 0: y not read; nothing when beta == 1).
+template <class T>
+void scale_vector(T beta, T* y, std::int64_t n, const DeviceProps& props, cudaStream_t stream);
+
 // ---------------------------------------------------------------------------------------------
 // Base of every CUDA plan. The constructor of a derived plan uploads/converts and synchronizes, so
 // plan time is honest. run(alpha, x, beta, y, stream) takes device pointers and only enqueues on `stream`.

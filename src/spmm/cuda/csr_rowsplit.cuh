@@ -347,7 +347,7 @@ class RowSplitSchedule {
     if (std::max(vector_.tiles, scalar_.tiles) > 65535)
       throw TooLarge(std::string(name) + ": k = " + std::to_string(k) + " needs more than 65535 column tiles", 0);
     // The lists serve both shapes, whose groups differ only in vector width.
-    bins_ = bin_rows(a, std::min(vector_.gc * vector_.gn, scalar_.gc * scalar_.gn) < 32);
+    bins_ = bin_rows(a, std::min(vector_.gc * vector_.gn, scalar_.gc * scalar_.gn) < 32, false);
     chunks_ = chunk_long_rows(a);
     if (chunks_.slots > 0) partial_ = DeviceBuffer<T>(static_cast<std::size_t>(chunks_.slots * k), "SpMM chunk sums");
   }

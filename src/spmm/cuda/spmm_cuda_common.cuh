@@ -20,9 +20,11 @@ struct RowBins {
   std::int64_t warp_row_nnz = 0, warp_count = 0, long_count = 0;
   DeviceBuffer<std::int64_t> warp_rows, long_rows;
 };
-// narrow: the kernel's groups are narrower than a warp (else only the block bin applies).
+// narrow: the kernel's groups are narrower than a warp (else only the block bin applies). block_list: upload
+// the rows over tuning::kSpmmCudaLongRowNnz (a kernel that cuts them into chunks itself passes false; they
+// are still counted and left out of the other bins).
 template <class T>
-RowBins bin_rows(const Csr<T>& a, bool narrow) {
+RowBins bin_rows(const Csr<T>& a, bool narrow, bool block_list = true) {
   RowBins b;
   const double mean = a.rows > 0 ? static_cast<double>(a.nnz()) / static_cast<double>(a.rows) : 0.0;
   b.warp_row_nnz = narrow ? std::max<std::int64_t>(32, static_cast<std::int64_t>(tuning::kSpmmCudaWarpRowMeans * mean))
@@ -37,7 +39,7 @@ RowBins bin_rows(const Csr<T>& a, bool narrow) {
   b.warp_count = static_cast<std::int64_t>(warp_rows.size());
   b.long_count = static_cast<std::int64_t>(long_rows.size());
   if (!warp_rows.empty()) b.warp_rows = DeviceBuffer<std::int64_t>(warp_rows, "SpMM warp-row list");
-  if (!long_rows.empty()) b.long_rows = DeviceBuffer<std::int64_t>(long_rows, "SpMM long-row list");
+  if (block_list && !long_rows.empty()) b.long_rows = DeviceBuffer<std::int64_t>(long_rows, "SpMM long-row list");
   return b;
 }
 // "N rows of over W non-zeros a warp each, M of over L a block", for detail().
