@@ -351,12 +351,22 @@ constexpr std::int64_t kBinnedHashTryMaxProducts = std::int64_t{1} << 14;
 constexpr std::int64_t kBinnedWideRowMaxWindows = 16;
 // ... a windowed row whose windows x entries exceed this many times its products (hub rows of
 // power-law graphs and circuits: 16K entries of short rows of B over 122 windows, 13x their 145K
-// products; 2M nnz power-law: 114M entry visits per pass for 9.7M products) gives each window a list of
-// the entries that reach into it (Parger et al.'s spECK balances such rows globally); rmat's hub rows,
-// whose rows of B are long, and one-window rows keep walking the row.
-constexpr std::int64_t kBinnedListMinWalkRatio = 4;
-// ... lists are built by one warp per chunk of this many entries of a row (a 16K-entry hub row: 32 warps).
-constexpr std::int64_t kBinnedListChunkEntries = 512;
+// products; 2M nnz power-law: 114M entry visits per pass for 9.7M products) is expanded, sorted and
+// compressed instead (csr_binned_expand.cuh); rmat's hub rows, whose rows of B are long, and one-window
+// rows keep their windows. Against per-window entry lists (the previous route for these rows), H100,
+// 2026-11-27: power-law 5.11 / 4.72 ms against 6.31 / 5.56, circuit 8.62 / 7.36 against 9.82 / 9.53
+// (fp64 / fp32; docs/perf/spgemm-gpu.md).
+constexpr std::int64_t kBinnedExpandMinWalkRatio = 4;
+// ... rows of A of at most this many entries whose C rows have at most this many products, and at most
+// kBinnedMergeMaxProductsPerEntry per entry, are merged by one thread each (csr_binned_merge.cuh) instead
+// of a group of lanes with a hash table. H100, 2026-11-27, 2M non-zeros, fp64 / fp32: road_planar
+// random (4 per row, ~14 products) 0.49 / 0.44 ms against 0.94 / 0.97 with the hash groups; random (8 per
+// row, 64 products) 1.09 / 0.94 against 1.22 / 1.07 (H100, earlier run). Power-law's short rows that meet
+// hub rows of B (up to 512 products from 2-3 entries) ran 2x slower merged than in hash groups: one
+// lane's long merge holds its warp, hence the bound per entry (random: 8).
+constexpr std::int64_t kBinnedMergeMaxEntries = 16;
+constexpr std::int64_t kBinnedMergeMaxProducts = 512;
+constexpr std::int64_t kBinnedMergeMaxProductsPerEntry = 8;
 
 // --- Auto-selection (src/select/spgemm_selector.cpp): crossovers measured on the H100 and the 2-core
 // CPU (docs/perf/spgemm-gpu.md, docs/perf/spgemm.md) ---
@@ -369,7 +379,18 @@ constexpr double kGpuBmsparseMinBlockFill = 8.0;
 constexpr double kGpuBmsparseMinRowLength = 10.0;
 // ... and on the CPU, where dense block products cost more (banded: 2.1x MKL in fp32).
 constexpr double kCpuBmsparseMinBlockFill = 24.0;
-// Mean row length of road-like matrices, on which cuda.csr.hash beats cusparseSpGEMM (1.14-1.31x).
+// Even rows (longest <= kGpuBinnedMaxRowSpread x mean) of at most this many entries on average go to
+// cuda.csr.binned first, whose merge path takes them (kBinnedMergeMaxProductsPerEntry): H100, 2026-11-27,
+// 2M non-zeros, cuSPARSE's best / binned, fp64 and fp32: road_planar random 1.53 / 1.51x (csr.hash 1.15 /
+// 0.93x), random 8 per row 1.18 / 1.19x; geometric (9 per row, 9 products per entry: not merged) 0.87 / 0.79x.
+constexpr double kGpuBinnedMaxShortRowLength = 8.0;
+// A row holding at least this share of A's non-zeros sends A to cuda.csr.binned first, which expands and
+// sorts such hub rows (csr_binned_expand.cuh): circuit (one row of 117,647 of 2M, 5.9 %) 2.55 / 1.79x
+// cuSPARSE's best (fp64 / fp32, H100, 2026-11-27); power-law (longest 0.8 %, many mid-length rows in the
+// 4,096-slot tables) 0.75 / 0.67x and rmat (0.5 %) stay with cusparseSpGEMM first. One family measured: a
+// boundary between 0.8 % and 5.9 %, not a swept crossover.
+constexpr double kGpuBinnedMinHubRowShare = 0.02;
+// Mean row length of uneven road-like matrices, on which cuda.csr.hash beat cusparseSpGEMM (1.14-1.31x).
 constexpr double kGpuHashMaxRowLength = 4.0;
 // Block-poor A with rows no longer than this many times the mean (meshes in any numbering, random
 // graphs): cuda.csr.binned first (H100/H200, fp64/fp32: fem_mesh P1 random ordering 2.0/2.4x

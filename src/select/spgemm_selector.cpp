@@ -33,6 +33,8 @@ using tuning::spgemm::kCpuDenseMaxColumns;
 using tuning::spgemm::kCpuDiaMinBandFill;
 using tuning::spgemm::kGpuBmsparseMinBlockFill;
 using tuning::spgemm::kGpuBinnedMaxRowSpread;
+using tuning::spgemm::kGpuBinnedMaxShortRowLength;
+using tuning::spgemm::kGpuBinnedMinHubRowShare;
 using tuning::spgemm::kGpuBinnedMinRowLength;
 using tuning::spgemm::kGpuBmsparseMinRowLength;
 using tuning::spgemm::kGpuHashMaxRowLength;
@@ -61,6 +63,13 @@ std::vector<SpgemmSelection> spgemm_candidates(const MatrixStats& a, std::int64_
       add("cuda.csr.binned", "");
       add("cuda.csr.hash", "");
       add("cuda.cusparse.spgemm", "");
+    } else if (static_cast<double>(a.row_nnz_max) <= kGpuBinnedMaxRowSpread * a.row_nnz_mean &&
+               a.row_nnz_mean <= kGpuBinnedMaxShortRowLength) {
+      // Short even rows (roads in any numbering, random graphs): the binned kernel merges them one thread each.
+      add("cuda.csr.binned", fill + ", " + rows + ", longest " + std::to_string(a.row_nnz_max) +
+                                 ": short even rows, binned CSR SpGEMM (rows merged one thread each)");
+      add("cuda.csr.hash", "");
+      add("cuda.cusparse.spgemm", "");
     } else if (a.row_nnz_mean <= kGpuHashMaxRowLength) {
       add("cuda.csr.hash", fill + ", " + rows + " (<= " + fmt(kGpuHashMaxRowLength) + "): CSR hash SpGEMM");
       add("cuda.csr.binned", "");
@@ -73,17 +82,26 @@ std::vector<SpgemmSelection> spgemm_candidates(const MatrixStats& a, std::int64_
       add("cuda.cusparse.spgemm", "");
       add("cuda.cusparse.spgemm_alg3", "");
       add("cuda.csr.hash", "");
+    } else if (a.nnz > 0 &&
+               static_cast<double>(a.row_nnz_max) >= kGpuBinnedMinHubRowShare * static_cast<double>(a.nnz)) {
+      // One hub row holding a share of A (circuits): the binned kernel expands and sorts it, where
+      // cusparseSpGEMM's row-wise schedule waits on that row.
+      add("cuda.csr.binned", fill + ", " + rows + ", longest " + std::to_string(a.row_nnz_max) + " (" +
+                                 fmt(100.0 * static_cast<double>(a.row_nnz_max) / static_cast<double>(a.nnz)) +
+                                 " % of A): a hub row, binned CSR SpGEMM (hub rows expanded and sorted)");
+      add("cuda.cusparse.spgemm", "");
+      add("cuda.csr.hash", "");
     } else {
-      // Heavy rows (power-law, rmat, circuit) and short even rows (random, geometric): cusparseSpGEMM was
-      // the fastest measured; when it refuses (out of resources on rmat), our hash kernel, which computed
-      // rmat's 489M-entry C in 386 ms on an H100, before cuSPARSE's memory-bounded ALG3 (3.5-4.3x slower
-      // than its default on power-law and circuit; its ALG2 ran past 68 s on rmat).
+      // Heavy rows (power-law, rmat) and short rows of uneven length (geometric): cusparseSpGEMM was
+      // the fastest measured; when it refuses (out of resources on rmat), the binned kernel, which computed
+      // rmat's 489M-entry C in 75 ms on an H100 (the hash kernel 386 ms), before cuSPARSE's memory-bounded
+      // ALG3 (3.5-4.3x slower than its default on power-law and circuit; its ALG2 ran past 68 s on rmat).
       const bool heavy = static_cast<double>(a.row_nnz_max) > kGpuBinnedMaxRowSpread * a.row_nnz_mean;
       add("cuda.cusparse.spgemm", fill + ", " + rows + ", longest " + std::to_string(a.row_nnz_max) +
                                       (heavy ? ": heavy rows" : ": short even rows") +
                                       ", no spkit kernel is faster here: cusparseSpGEMM");
-      add("cuda.csr.hash", "");
       add("cuda.csr.binned", "");
+      add("cuda.csr.hash", "");
       add("cuda.cusparse.spgemm_alg3", "");
     }
     // Last resorts: cuSPARSE's memory-bounded algorithm, then bmSparse (slow on block-poor matrices, but

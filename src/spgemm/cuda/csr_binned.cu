@@ -3,28 +3,33 @@
 // nsparse / Du et al.'s OpSparse binned hash kernels, with deterministic accumulators:
 //
 //   analysis   per row of C: products, first and last column (B's rows are sorted), class:
+//              short rows of A with few products merged by one thread each (csr_binned_merge.cuh);
 //              hash bins by the column bound min(products, range) (tables of 32-4,096 slots, groups of
 //              8 lanes for the two smallest, else a warp), or windows (dense, see csr_binned_window.cuh)
 //   symbolic   columns per row: shared hash tables (keys only); the largest table is tried on rows
 //              whose bound exceeds it and abandoned past 3/4 full, those rows going to windows;
-//              windowed rows count per window (bitmaps), hub rows through per-window entry lists
-//              (csr_binned_lists.cuh). Scan to C's row pointers.
+//              windowed rows count per window (bitmaps); hub rows whose windows would each walk most
+//              of the row are expanded, sorted and counted instead (csr_binned_expand.cuh). Scan to
+//              C's row pointers.
 //   numeric    hash rows re-binned by their exact column count, accumulated in A's row order, sorted
 //              in shared memory (bitonic) and written; windows write their columns in order.
 // Stages reported: analysis, symbolic (hash rows of tables up to 2,048 slots), symbolic 4096-slot rows,
-// rebin, window lists (numeric bins, per-entry window data, the lists of hub rows), symbolic windows
-// (and C's row pointers), numeric, numeric 4096-slot rows, numeric windows; every stage is reported for
-// every product, empty or not, so that repeated calls report the same list.
+// rebin, hub rows (numeric bins, per-entry window data, the expansion and sort of hub rows), symbolic
+// windows (and C's row pointers), numeric, numeric 4096-slot rows, numeric windows and hub rows; every
+// stage is reported for every product, empty or not, so that repeated calls report the same list.
 // Entries that cancel to zero stay on the device, as in cusparseSpGEMM; they are dropped on the host.
-// Every entry of C sums its products in the order of A's row, whatever the schedule: C is the same bits
-// on every run (no floating-point atomics anywhere).
+// Every entry of C sums its products in the order of A's row, whatever the schedule, except entries of
+// hub rows fed by more than kLongRun products (summed by a warp in a fixed order): C is the same bits on
+// every run (no floating-point atomics anywhere).
 #include <cub/cub.cuh>
 
+#include <algorithm>
 #include <string>
 #include <utility>
 
+#include "spgemm/cuda/csr_binned_expand.cuh"
 #include "spgemm/cuda/csr_binned_hash.cuh"
-#include "spgemm/cuda/csr_binned_lists.cuh"
+#include "spgemm/cuda/csr_binned_merge.cuh"
 #include "spgemm/cuda/csr_binned_rows.cuh"
 #include "spgemm/cuda/csr_binned_window.cuh"
 #include "spgemm/cuda/spgemm_cuda_common.cuh"
@@ -77,15 +82,25 @@ using SmallBins = std::integer_sequence<int, 1, 2, 3, 4, 5, 6, 7>;
 using LargestBin = std::integer_sequence<int, 8>;
 static_assert(kHashBins == 8, "SmallBins and LargestBin list the bins");
 
+// The merged rows (one thread each), short and long rows of A.
+template <class T, bool kNumeric>
+void launch_merges(const RowPlan& plan, const PoolCsr<T>& a, const PoolCsr<T>& b, std::int64_t* row_nnz,
+                   const std::int64_t* c_row_ptr, std::int32_t* c_col, T* c_val, int device, cudaStream_t stream) {
+  launch_merge_rows<T, kNumeric, kMergeShortEntries>(plan.list(kMergeShort), plan.count[kMergeShort], a.view(),
+                                                     b.view(), row_nnz, c_row_ptr, c_col, c_val, device, stream);
+  launch_merge_rows<T, kNumeric, kMergeLongEntries>(plan.list(kMergeLong), plan.count[kMergeLong], a.view(), b.view(),
+                                                    row_nnz, c_row_ptr, c_col, c_val, device, stream);
+}
+
 template <class T, bool kNumeric>
 void launch_windows(const RowPlan& plan, const std::int64_t* window_offsets, std::int64_t windows,
-                    const PoolCsr<T>& a, const PoolCsr<T>& b, const WindowEntry* entries, const WindowListView& lists,
-                    std::int64_t* window_count, const std::int64_t* window_scan, const std::int64_t* c_row_ptr,
-                    std::int32_t* c_col, T* c_val, int device, cudaStream_t stream) {
+                    const PoolCsr<T>& a, const PoolCsr<T>& b, const WindowEntry* entries, std::int64_t* window_count,
+                    const std::int64_t* window_scan, const std::int64_t* c_row_ptr, std::int32_t* c_col, T* c_val,
+                    int device, cudaStream_t stream) {
   if (windows == 0) return;
   window_rows_kernel<T, kNumeric><<<spgemm_grid(windows, 32, device, kWindowWarps * 32), kWindowWarps * 32, 0,
                                     stream>>>(plan.list(kWindowed), plan.count[kWindowed], window_offsets,
-                                              plan.first_col.get(), a.view(), b.view(), entries, lists, window_count,
+                                              plan.first_col.get(), a.view(), b.view(), entries, window_count,
                                               window_scan, c_row_ptr, c_col, c_val);
   SPKIT_LAUNCH_CHECK("window_rows_kernel");
 }
@@ -114,12 +129,13 @@ PoolCsrProduct<T> binned_product(const PoolCsr<T>& a, const PoolCsr<T>& b, const
   marks.device("symbolic");
   PoolBuffer<std::int64_t> row_nnz(n_rows + 1, "row lengths of C", stream);
   SPKIT_CUDA_CHECK(cudaMemsetAsync(row_nnz.get(), 0, (n_rows + 1) * sizeof(std::int64_t), stream));
+  launch_merges<T, false>(plan, a, b, row_nnz.get(), nullptr, nullptr, nullptr, device, stream);
   launch_hash_bins<T, false>(SmallBins{}, plan, a, b, row_nnz.get(), plan.row_class.get(), nullptr, nullptr,
                              nullptr, device, stream);
   marks.device("symbolic 4096-slot rows");
   launch_hash_bins<T, false>(LargestBin{}, plan, a, b, row_nnz.get(), plan.row_class.get(), nullptr, nullptr,
                              nullptr, device, stream);
-  marks.device("rebin, window lists");
+  marks.device("rebin, hub rows");
   // Rows that overflowed the tried table are windowed now; hash rows go to bins by their column count.
   bin_rows(plan, row_nnz.get(), true, device, stream);
   const std::int64_t n_windowed = plan.count[kWindowed];
@@ -127,44 +143,47 @@ PoolCsrProduct<T> binned_product(const PoolCsr<T>& a, const PoolCsr<T>& b, const
   std::int64_t windows = 0;
   PoolBuffer<std::int64_t> window_count, window_scan;
   PoolBuffer<WindowEntry> entries;  // indexed like A's entries (windows read those of their rows)
-  PoolBuffer<std::int64_t> chunk_offsets;
-  WindowLists lists;
-  WindowListView list_view;
+  PoolBuffer<std::int64_t> entry_offsets;  // expanded entries of the windowed rows
+  // Hub rows expanded and sorted, with keys of 32 bits where (row, column) fits them.
+  ExpandedRows<T, std::uint32_t> expanded32;
+  ExpandedRows<T, std::uint64_t> expanded64;
   if (n_windowed > 0) {
-    entries = PoolBuffer<WindowEntry>(static_cast<std::size_t>(a.nnz), "rows of B per entry of windowed rows", stream);
-    window_entries_kernel<T><<<spgemm_grid(a.nnz, 1, device), kSpgemmThreads, 0, stream>>>(a.nnz, a.view(), b.view(),
-                                                                                         entries.get());
-    SPKIT_LAUNCH_CHECK("window_entries_kernel");
     const auto n_w1 = static_cast<std::size_t>(n_windowed) + 1;
-    PoolBuffer<std::int64_t> per_row(n_w1, "windows per row", stream), chunks(n_w1, "list chunks per row", stream);
-    PoolBuffer<std::int64_t> totals(3, "windows, list chunks, longest listed row", stream);
-    SPKIT_CUDA_CHECK(cudaMemsetAsync(totals.get() + 2, 0, sizeof(std::int64_t), stream));
+    PoolBuffer<std::int64_t> per_row(n_w1, "windows per row", stream);
+    PoolBuffer<std::int64_t> expanded(n_w1, "entries to expand per row", stream);
     row_windows_kernel<<<spgemm_grid(n_windowed + 1, 1, device), kSpgemmThreads, 0, stream>>>(
         plan.list(kWindowed), n_windowed, plan.first_col.get(), plan.last_col.get(), plan.products.get(),
-        a.row_ptr.get(), per_row.get(), chunks.get(), reinterpret_cast<unsigned long long*>(totals.get() + 2));
+        a.row_ptr.get(), per_row.get(), expanded.get());
     SPKIT_LAUNCH_CHECK("row_windows_kernel");
-    chunk_offsets = PoolBuffer<std::int64_t>(n_w1, "list chunk offsets", stream);
-    for (const auto& scan : {std::pair{&per_row, &window_offsets}, std::pair{&chunks, &chunk_offsets}}) {
-      cub_run(stream, "scan of windows and list chunks per row", [&](void* tmp, std::size_t& bytes) {
+    entry_offsets = PoolBuffer<std::int64_t>(n_w1, "expanded entry offsets", stream);
+    for (const auto& scan : {std::pair{&per_row, &window_offsets}, std::pair{&expanded, &entry_offsets}}) {
+      cub_run(stream, "scan of windows and expanded entries per row", [&](void* tmp, std::size_t& bytes) {
         return cub::DeviceScan::ExclusiveSum(tmp, bytes, scan.first->get(), scan.second->get(), n_windowed + 1,
                                              stream);
       });
     }
+    PoolBuffer<std::int64_t> totals(2, "windows, expanded entries", stream);
     SPKIT_CUDA_CHECK(cudaMemcpyAsync(totals.get(), window_offsets.get() + n_windowed, sizeof(std::int64_t),
                                      cudaMemcpyDeviceToDevice, stream));
-    SPKIT_CUDA_CHECK(cudaMemcpyAsync(totals.get() + 1, chunk_offsets.get() + n_windowed, sizeof(std::int64_t),
+    SPKIT_CUDA_CHECK(cudaMemcpyAsync(totals.get() + 1, entry_offsets.get() + n_windowed, sizeof(std::int64_t),
                                      cudaMemcpyDeviceToDevice, stream));
-    const std::vector<std::int64_t> t = totals.to_host(3);  // one round trip for the three
+    const std::vector<std::int64_t> t = totals.to_host(2);  // one round trip for both
     windows = t[0];
+    if (windows > 0) {
+      entries =
+          PoolBuffer<WindowEntry>(static_cast<std::size_t>(a.nnz), "rows of B per entry of windowed rows", stream);
+      window_entries_kernel<T><<<spgemm_grid(a.nnz, 1, device), kSpgemmThreads, 0, stream>>>(a.nnz, a.view(),
+                                                                                           b.view(), entries.get());
+      SPKIT_LAUNCH_CHECK("window_entries_kernel");
+    }
     if (t[1] > 0) {
-      if (static_cast<std::uint64_t>(b.nnz) >> (64 - kSegmentLengthBits) != 0)
-        throw NotApplicable(std::string(kName) + ": window lists address B's entries in " +
-                            std::to_string(64 - kSegmentLengthBits) + " bits; B has " + std::to_string(b.nnz));
-      lists = build_window_lists<T>(plan.list(kWindowed), n_windowed, chunk_offsets.get(), t[1],
-                                    static_cast<std::uint64_t>(t[2]), window_offsets.get(), windows,
-                                    plan.first_col.get(), a.view(), b.view(), device, stream);
-      list_view = WindowListView{chunk_offsets.get(), lists.pair_offsets.get(), lists.keys.get(), lists.segments.get(),
-                                 lists.entry_mask};
+      const int col_bits = std::max(1, bit_width(static_cast<std::uint64_t>(b.cols - 1)));
+      if (col_bits + bit_width(static_cast<std::uint64_t>(n_windowed)) <= 32)
+        expanded32 = expand_rows<T, std::uint32_t>(plan.list(kWindowed), n_windowed, entry_offsets.get(), t[1],
+                                                   col_bits, a.view(), b.view(), row_nnz.get(), device, stream);
+      else
+        expanded64 = expand_rows<T, std::uint64_t>(plan.list(kWindowed), n_windowed, entry_offsets.get(), t[1],
+                                                   col_bits, a.view(), b.view(), row_nnz.get(), device, stream);
     }
   }
   marks.device("symbolic windows");
@@ -173,8 +192,8 @@ PoolCsrProduct<T> binned_product(const PoolCsr<T>& a, const PoolCsr<T>& b, const
     window_count = PoolBuffer<std::int64_t>(n_win, "columns per window", stream);
     window_scan = PoolBuffer<std::int64_t>(n_win, "window offsets in C", stream);
     SPKIT_CUDA_CHECK(cudaMemsetAsync(window_count.get(), 0, n_win * sizeof(std::int64_t), stream));
-    launch_windows<T, false>(plan, window_offsets.get(), windows, a, b, entries.get(), list_view, window_count.get(),
-                             nullptr, nullptr, nullptr, nullptr, device, stream);
+    launch_windows<T, false>(plan, window_offsets.get(), windows, a, b, entries.get(), window_count.get(), nullptr,
+                             nullptr, nullptr, nullptr, device, stream);
     cub_run(stream, "scan of window counts", [&](void* tmp, std::size_t& bytes) {
       return cub::DeviceScan::ExclusiveSum(tmp, bytes, window_count.get(), window_scan.get(), windows + 1, stream);
     });
@@ -194,15 +213,19 @@ PoolCsrProduct<T> binned_product(const PoolCsr<T>& a, const PoolCsr<T>& b, const
                     std::string(kName) + ": C with " + std::to_string(c.nnz) + " non-zeros");
   c.col_idx = PoolBuffer<std::int32_t>(static_cast<std::size_t>(c.nnz), "C col_idx", stream);
   c.values = PoolBuffer<T>(static_cast<std::size_t>(c.nnz), "C values", stream);
+  launch_merges<T, true>(plan, a, b, nullptr, c.row_ptr.get(), c.col_idx.get(), c.values.get(), device, stream);
   launch_hash_bins<T, true>(SmallBins{}, plan, a, b, nullptr, nullptr, c.row_ptr.get(), c.col_idx.get(),
                             c.values.get(), device, stream);
   marks.device("numeric 4096-slot rows");
   launch_hash_bins<T, true>(LargestBin{}, plan, a, b, nullptr, nullptr, c.row_ptr.get(), c.col_idx.get(),
                             c.values.get(), device, stream);
-  marks.device("numeric windows");
-  launch_windows<T, true>(plan, window_offsets.get(), windows, a, b, entries.get(), list_view, nullptr,
-                          window_scan.get(),
+  marks.device("numeric windows, hub rows");
+  launch_windows<T, true>(plan, window_offsets.get(), windows, a, b, entries.get(), nullptr, window_scan.get(),
                           c.row_ptr.get(), c.col_idx.get(), c.values.get(), device, stream);
+  expanded_rows_numeric(expanded32, plan.list(kWindowed), c.row_ptr.get(), c.col_idx.get(), c.values.get(), device,
+                        stream);
+  expanded_rows_numeric(expanded64, plan.list(kWindowed), c.row_ptr.get(), c.col_idx.get(), c.values.get(), device,
+                        stream);
   end_product_stages(marks, discard);
   return c;
 }
@@ -239,8 +262,8 @@ SpgemmResult<T> run_csr_binned(const Csr<T>& a, const Csr<T>& b, const SpgemmOpt
   const PoolCsr<T>& dbr = same ? da : db;
   PoolCsrProduct<T> c = binned_product(da, dbr, marks, o.discard_result, o.device, stream);
   SpgemmResult<T> r;
-  r.detail = "hash bins of 32-4096 shared slots, dense windows of " + std::to_string(kWindowColumns) +
-             " columns for wide rows, deterministic";
+  r.detail = "short rows merged one thread each, hash bins of 32-4096 shared slots, dense windows of " +
+             std::to_string(kWindowColumns) + " columns for wide rows, deterministic";
   if (!o.discard_result) {  // discarded: C stays on the device (the harness's timed repetitions)
     r.c = c.to_host(a.rows, b.cols);
     marks.host("to CSR", false);
@@ -261,9 +284,9 @@ void register_csr_binned_spgemm_kernel(SpgemmRegistry& reg) {
   k.backend = Backend::cuda;
   k.description =
       "Gustavson's row-wise product on CSR for irregular rows: rows binned by products and output column range "
-      "(Parger et al.'s spECK analysis; Nagasaka et al.'s nsparse and Du et al.'s OpSparse hash bins), shared "
-      "hash tables or dense column windows per row (hub rows: per-window entry lists), accumulated in A's row "
-      "order (deterministic), symbolic + numeric";
+      "(Parger et al.'s spECK analysis; Nagasaka et al.'s nsparse and Du et al.'s OpSparse hash bins), a "
+      "thread's merge of B's rows for short rows, shared hash tables or dense column windows per row, "
+      "expand-sort-compress for hub rows over short rows of B; deterministic, symbolic + numeric";
   k.run_f32 = [](const Csr<float>& a, const Csr<float>& b, const SpgemmOptions& o) { return run_csr_binned(a, b, o); };
   k.run_f64 = [](const Csr<double>& a, const Csr<double>& b, const SpgemmOptions& o) {
     return run_csr_binned(a, b, o);

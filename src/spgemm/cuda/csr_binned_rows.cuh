@@ -10,13 +10,20 @@ namespace spkit::cuda::binned {
 
 // Row classes. 0: no products. 1-8: one group of lanes per row with a shared hash table of
 // hash_slots(bin) = 32 ... 4,096 slots. 9: dense accumulation per column window (one warp per window).
+// 10, 11: one thread per row merging the rows of B (csr_binned_merge.cuh), rows of A of at most 8 / 16
+// entries.
 constexpr int kNoProducts = 0;
 constexpr int kHashBins = 8;
 constexpr int kWindowed = kHashBins + 1;
-constexpr int kClasses = kWindowed + 1;
+constexpr int kMergeShort = kWindowed + 1;
+constexpr int kMergeLong = kMergeShort + 1;
+constexpr int kClasses = kMergeLong + 1;
+constexpr int kMergeShortEntries = 8;
+constexpr int kMergeLongEntries = 16;
+static_assert(tuning::spgemm::kBinnedMergeMaxEntries <= kMergeLongEntries, "the merge kernels hold 8 or 16 heads");
+__host__ __device__ constexpr bool is_merge(int cls) { return cls == kMergeShort || cls == kMergeLong; }
 __host__ __device__ constexpr int hash_slots(int bin) { return 16 << bin; }
 constexpr int kWindowColumns = tuning::spgemm::kBinnedWindowColumns;
-constexpr std::int64_t kListChunkEntries = tuning::spgemm::kBinnedListChunkEntries;
 static_assert(kWindowColumns % 1024 == 0, "a window is a whole number of 32-bit words per lane");
 
 // Symbolic bins hold at most half their slots (the column bound min(products, range) is not exact),
@@ -25,8 +32,18 @@ __host__ __device__ constexpr std::int64_t symbolic_limit(int bin) { return hash
 // Numeric bins know each row's exact column count: up to 3/4 of the slots.
 __host__ __device__ constexpr std::int64_t numeric_limit(int bin) { return hash_slots(bin) / 4 * 3; }
 
-__device__ __forceinline__ int symbolic_class(std::int64_t products, std::int64_t range) {
+// Bits needed to write v.
+__host__ __device__ constexpr int bit_width(std::uint64_t v) {
+  int b = 0;
+  while (v != 0) ++b, v >>= 1;
+  return b;
+}
+
+__device__ __forceinline__ int symbolic_class(std::int64_t products, std::int64_t range, std::int64_t entries) {
   if (products == 0) return kNoProducts;
+  if (entries <= tuning::spgemm::kBinnedMergeMaxEntries && products <= tuning::spgemm::kBinnedMergeMaxProducts &&
+      products <= tuning::spgemm::kBinnedMergeMaxProductsPerEntry * entries)
+    return entries <= kMergeShortEntries ? kMergeShort : kMergeLong;
   const std::int64_t bound = products < range ? products : range;
   const std::int64_t windows = (range + kWindowColumns - 1) / kWindowColumns;
   if (windows == 1 && bound > tuning::spgemm::kBinnedDenseMinColumns) return kWindowed;
@@ -54,12 +71,14 @@ __device__ __forceinline__ std::int64_t windows_of(std::int32_t lo, std::int32_t
 constexpr int kLongRow = 32;
 constexpr int kIlp = 8;
 
-__device__ __forceinline__ void store_row(std::int64_t i, long long p, int lo, int hi, std::int64_t* products,
-                                          std::int32_t* first_col, std::int32_t* last_col, std::uint8_t* row_class) {
+__device__ __forceinline__ void store_row(std::int64_t i, long long p, int lo, int hi, std::int64_t entries,
+                                          std::int64_t* products, std::int32_t* first_col, std::int32_t* last_col,
+                                          std::uint8_t* row_class) {
   products[i] = p;
   first_col[i] = p > 0 ? lo : 0;
   last_col[i] = p > 0 ? hi : -1;
-  row_class[i] = static_cast<std::uint8_t>(symbolic_class(p, p > 0 ? static_cast<std::int64_t>(hi) - lo + 1 : 0));
+  row_class[i] =
+      static_cast<std::uint8_t>(symbolic_class(p, p > 0 ? static_cast<std::int64_t>(hi) - lo + 1 : 0, entries));
 }
 
 template <class T>
@@ -82,7 +101,7 @@ __global__ void analyse_rows_kernel(CsrDeviceView<T> a, CsrDeviceView<T> b, std:
         const std::int64_t bs = b.row_ptr[j], be = b.row_ptr[j + 1];
         if (be > bs) p += be - bs, lo = min(lo, b.col_idx[bs]), hi = max(hi, b.col_idx[be - 1]);
       }
-      store_row(i, p, lo, hi, products, first_col, last_col, row_class);
+      store_row(i, p, lo, hi, ae - ab, products, first_col, last_col, row_class);
     }
     for (unsigned todo = __ballot_sync(0xffffffffu, valid && is_long); todo != 0; todo &= todo - 1) {
       const std::int64_t r = base + __ffs(todo) - 1;
@@ -106,14 +125,14 @@ __global__ void analyse_rows_kernel(CsrDeviceView<T> a, CsrDeviceView<T> b, std:
         lo = min(lo, __shfl_xor_sync(0xffffffffu, lo, o));
         hi = max(hi, __shfl_xor_sync(0xffffffffu, hi, o));
       }
-      if (lane == 0) store_row(r, p, lo, hi, products, first_col, last_col, row_class);
+      if (lane == 0) store_row(r, p, lo, hi, re - rb, products, first_col, last_col, row_class);
     }
   }
 }
 
 // Appends each row to the list of its bin (lists[bin * rows + k], counts[bin] = length). The order
 // within a list depends on scheduling; no result does (each row is computed by itself).
-// numeric: hash rows are re-binned by their exact column count; windowed rows keep their class.
+// numeric: hash rows are re-binned by their exact column count; windowed and merged rows keep their class.
 __global__ void bin_rows_kernel(const std::uint8_t* row_class, const std::int64_t* row_nnz, std::int64_t rows,
                                 bool numeric, std::int64_t* lists, unsigned long long* counts) {
   const int lane = threadIdx.x & 31;
@@ -125,7 +144,7 @@ __global__ void bin_rows_kernel(const std::uint8_t* row_class, const std::int64_
     int cls = -1;
     if (i < rows) {
       cls = row_class[i];
-      if (numeric && cls != kWindowed && cls != kNoProducts) cls = numeric_bin(row_nnz[i]);
+      if (numeric && cls != kWindowed && cls != kNoProducts && !is_merge(cls)) cls = numeric_bin(row_nnz[i]);
     }
     for (int c = 1; c < kClasses; ++c) {
       const unsigned members = __ballot_sync(0xffffffffu, cls == c);
@@ -139,36 +158,37 @@ __global__ void bin_rows_kernel(const std::uint8_t* row_class, const std::int64_
   }
 }
 
-// Windows of each windowed row, and the chunks of kListChunkEntries entries in which its window lists
-// are built (0: its windows walk the whole row; see csr_binned_lists.cuh). Entry n of both is 0, for
-// the exclusive scans; longest_listed gets the longest row of A that builds lists.
+// Windows of each windowed row, or, for a hub row whose windows would each walk much of its row
+// (windows x entries > kBinnedExpandMinWalkRatio x products: power-law and circuit hubs, whose rows of B
+// are short), no windows and its entries to expand (csr_binned_expand.cuh). Entry n of both is 0, for
+// the exclusive scans.
 __global__ void row_windows_kernel(const std::int64_t* rows, std::int64_t n, const std::int32_t* first_col,
                                    const std::int32_t* last_col, const std::int64_t* products,
-                                   const std::int64_t* a_row_ptr, std::int64_t* windows, std::int64_t* chunks,
-                                   unsigned long long* longest_listed) {
+                                   const std::int64_t* a_row_ptr, std::int64_t* windows,
+                                   std::int64_t* expanded_entries) {
   for (std::int64_t r = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; r <= n;
        r += static_cast<std::int64_t>(gridDim.x) * blockDim.x) {
     if (r == n) {
-      windows[r] = 0, chunks[r] = 0;
+      windows[r] = 0, expanded_entries[r] = 0;
       continue;
     }
     const std::int64_t i = rows[r];
     const std::int64_t win = windows_of(first_col[i], last_col[i]);
     const std::int64_t len = a_row_ptr[i + 1] - a_row_ptr[i];
-    // Every window walks all of A's row: worth a list per window once that walk exceeds the products.
-    const bool listed = win > 1 && win * len > tuning::spgemm::kBinnedListMinWalkRatio * products[i];
-    windows[r] = win;
-    chunks[r] = listed ? (len + kListChunkEntries - 1) / kListChunkEntries : 0;
-    if (listed) atomicMax(longest_listed, static_cast<unsigned long long>(len));
+    const bool expand = win > 1 && win * len > tuning::spgemm::kBinnedExpandMinWalkRatio * products[i];
+    windows[r] = expand ? 0 : win;
+    expanded_entries[r] = expand ? len : 0;
   }
 }
 
-// Row lengths of windowed rows from the scanned window counts.
+// Row lengths of windowed rows from the scanned window counts (expanded rows have no windows and
+// their own count).
 __global__ void window_row_nnz_kernel(const std::int64_t* rows, std::int64_t n, const std::int64_t* window_offsets,
                                       const std::int64_t* window_scan, std::int64_t* row_nnz) {
   for (std::int64_t r = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; r < n;
        r += static_cast<std::int64_t>(gridDim.x) * blockDim.x)
-    row_nnz[rows[r]] = window_scan[window_offsets[r + 1]] - window_scan[window_offsets[r]];
+    if (window_offsets[r + 1] > window_offsets[r])
+      row_nnz[rows[r]] = window_scan[window_offsets[r + 1]] - window_scan[window_offsets[r]];
 }
 
 }  // namespace spkit::cuda::binned

@@ -43,32 +43,16 @@ __device__ __forceinline__ std::int64_t lower_bound_col(const std::int32_t* col,
   return lo;
 }
 
-// A listed window's segment of a row of B, packed in 64 bits: its first position in B (start <<
-// kSegmentLengthBits) and its length (at most a window's columns, as B's rows hold each column once).
-constexpr int kSegmentLengthBits = 12;
-static_assert(tuning::spgemm::kBinnedWindowColumns < (1 << kSegmentLengthBits), "a segment's length fits its bits");
-
-// A window's own list of the entries of A's row whose rows of B reach into it (csr_binned_lists.cuh):
-// position p of the walk is entry row_start + (keys[p] & entry_mask), and segments[p] is that entry's
-// row of B already clipped to the window (no search). keys null: position p is entry p.
-struct EntryList {
-  const std::uint64_t* keys = nullptr;
-  const std::uint64_t* segments = nullptr;
-  std::uint64_t entry_mask = 0;
-  std::int64_t row_start = 0;
-};
-
 // Calls add(col, product, q, segment start, entry) for every product b(j, col) = B's entry q of A's
-// row entries [ab, ae) (or list positions, see EntryList) whose column lies in [c0, c1), in the order
-// described above; returns early (true) once stop() says so after a step (symbolic overflow).
+// row entries [ab, ae) whose column lies in [c0, c1), in the order described above; returns early
+// (true) once stop() says so after a step (symbolic overflow).
 // kOrdered: same-column lanes of a step add one after another (numeric); otherwise all at once.
 // kClip: only the columns in [c0, c1), the rows of B described by entries[] (windows); otherwise all
-// of them (entries and list unused).
+// of them (entries unused).
 template <int G, class T, bool kNumeric, bool kOrdered, bool kClip, class Add, class Stop>
 __device__ __forceinline__ bool walk_products(std::int64_t ab, std::int64_t ae, std::int64_t c0, std::int64_t c1,
                                               const CsrDeviceView<T>& a, const CsrDeviceView<T>& b,
-                                              const WindowEntry* entries, Add&& add, Stop&& stop,
-                                              EntryList list = {}) {
+                                              const WindowEntry* entries, Add&& add, Stop&& stop) {
   const int gl = static_cast<int>(threadIdx.x % G);
   const unsigned gmask = group_mask<G>();
   const unsigned lanes_below = (1u << (threadIdx.x & 31)) - 1u;
@@ -78,15 +62,8 @@ __device__ __forceinline__ bool walk_products(std::int64_t ab, std::int64_t ae, 
     T av{};
     if (base + gl < ae) {
       std::int64_t bs, be;
-      // Listed symbolic windows need no entry: the segment is all they read.
-      const bool need_entry = kNumeric || !kClip || list.segments == nullptr;
-      if (list.keys == nullptr) e = base + gl;
-      else if (need_entry) e = list.row_start + static_cast<std::int64_t>(list.keys[base + gl] & list.entry_mask);
-      if (kClip && list.segments != nullptr) {
-        const std::uint64_t sg = list.segments[base + gl];
-        bs = static_cast<std::int64_t>(sg >> kSegmentLengthBits);
-        be = bs + static_cast<std::int64_t>(sg & ((1u << kSegmentLengthBits) - 1u));
-      } else if constexpr (kClip) {
+      e = base + gl;
+      if constexpr (kClip) {
         const WindowEntry en = entries[e];
         bs = en.start, be = en.start + en.length;
         if (en.length > 0 && (en.first < c0 || en.last >= c1)) {

@@ -6,7 +6,7 @@
 // one long row, each owning its columns: no atomic adds, and every entry of C sums its products in the
 // order of A's row, as in the hash bins.
 // The warp walks A's row with walk_products (csr_binned_walk.cuh), each row of B clipped to the
-// window by binary search on its sorted columns, or, in a listed window, clipped when the list was built.
+// window by binary search on its sorted columns.
 #include <cstdint>
 
 #include "spgemm/cuda/csr_binned_rows.cuh"
@@ -34,15 +34,6 @@ __global__ void window_entries_kernel(std::int64_t nnz, CsrDeviceView<T> a, CsrD
   }
 }
 
-// The lists of the windows of hub rows (csr_binned_lists.cuh); chunk_offsets null: no row has any.
-struct WindowListView {
-  const std::int64_t* chunk_offsets = nullptr;  // row r is listed when chunk_offsets[r + 1] > chunk_offsets[r]
-  const std::int64_t* pair_offsets = nullptr;   // window w's list: keys[pair_offsets[w], pair_offsets[w + 1])
-  const std::uint64_t* keys = nullptr;
-  const std::uint64_t* segments = nullptr;      // keys[p]'s row of B clipped to the window
-  std::uint64_t entry_mask = 0;
-};
-
 // Work item w is window w - window_offsets[r] of windowed row r.
 // Symbolic: window_count[w] = the window's columns. Numeric: the window's entries written in column
 // order at c_row_ptr[i] + (window_scan[w] - window_scan[first window of the row]).
@@ -50,7 +41,7 @@ template <class T, bool kNumeric>
 __global__ void __launch_bounds__(kWindowWarps * 32)
     window_rows_kernel(const std::int64_t* rows, std::int64_t n, const std::int64_t* window_offsets,
                        const std::int32_t* first_col, CsrDeviceView<T> a, CsrDeviceView<T> b,
-                       const WindowEntry* entries, WindowListView lists, std::int64_t* window_count,
+                       const WindowEntry* entries, std::int64_t* window_count,
                        const std::int64_t* window_scan, const std::int64_t* c_row_ptr, std::int32_t* c_col, T* c_val) {
   __shared__ unsigned sbits[kWindowWarps][kWindowWords];
   __shared__ T sacc[kNumeric ? kWindowWarps : 1][kNumeric ? kWindowColumns : 1];
@@ -68,15 +59,8 @@ __global__ void __launch_bounds__(kWindowWarps * 32)
     // shared-memory stores than the products).
     for (int k = lane; k < kWindowWords; k += 32) bits[k] = 0;
     __syncwarp();
-    std::int64_t from = a.row_ptr[i], to = a.row_ptr[i + 1];
-    EntryList list;
-    if (lists.chunk_offsets != nullptr && lists.chunk_offsets[r + 1] > lists.chunk_offsets[r]) {
-      list.keys = lists.keys, list.segments = lists.segments, list.entry_mask = lists.entry_mask;
-      list.row_start = from;
-      from = lists.pair_offsets[w], to = lists.pair_offsets[w + 1];
-    }
     walk_products<32, T, kNumeric, kNumeric, true>(
-        from, to, c0, c1, a, b, entries,
+        a.row_ptr[i], a.row_ptr[i + 1], c0, c1, a, b, entries,
         [&](std::int32_t col, T v, auto&&...) {
           const int c = static_cast<int>(col - c0);
           const unsigned bit = 1u << (c & 31);
@@ -87,7 +71,7 @@ __global__ void __launch_bounds__(kWindowWarps * 32)
             if (was & bit) acc[c] += v; else acc[c] = v;
           }
         },
-        [] { return false; }, list);
+        [] { return false; });
     __syncwarp();
     // Lane l owns words [l * kWordsPerLane, (l + 1) * kWordsPerLane): column order is lane order.
     constexpr int kWordsPerLane = kWindowWords / 32;

@@ -1,10 +1,11 @@
-// cuda.csr.binned on the cases that reach each of its paths: rows whose column counts straddle every
-// hash-bin boundary (wide column range) and the dense-window boundary (narrow range), a row tried in
-// the largest hash table that overflows into windows, rows with more products than the tried table
-// takes, hub rows whose windows walk per-window entry lists (segments up to a whole window), C left on
-// the device when discarded, rectangular A B, exact cancellation in both accumulators, 1x1 and empty shapes, R-MAT and
-// power-law graphs; every C checked against the fp64 reference, strictly sorted, free of zeros, and
-// bit-identical between two runs. (The registry-driven tests in test_spgemm_cuda.cu run it too.)
+// cuda.csr.binned on the cases that reach each of its paths: short rows merged one thread each at the
+// merge kernels' limits, rows whose column counts straddle every hash-bin boundary (wide column range)
+// and the dense-window boundary (narrow range), a row tried in the largest hash table that overflows
+// into windows, rows with more products than the tried table takes, hub rows expanded and sorted (32-
+// and 64-bit keys, entries of C fed by more products than a thread sums), C left on the device when discarded,
+// rectangular A B, exact cancellation in every accumulator, 1x1 and empty shapes, R-MAT and power-law
+// graphs; every C checked against the fp64 reference, strictly sorted, free of zeros, and bit-identical
+// between two runs. (The registry-driven tests in test_spgemm_cuda.cu run it too.)
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -125,11 +126,31 @@ TEST(CsrBinned, OneHugeRowAndRectangular) {
   check_both(t, u, "rectangular_5x3_times_3x70000");
 }
 
-// Hub rows whose rows of B are short and spread over many windows get per-window entry lists: rows of
-// 3,000-20,000 entries over 50-500 windows, rows of B of 0-3 entries (leaves, empty rows) mixed with a
-// few of 5,000 (hubs reaching every window), beside short rows that walk as before; square and
+// Short rows of A are merged by one thread each: rows of 1-20 entries (either side of the 8- and
+// 16-head kernels) over rows of B of 0-40 entries, so products straddle the merge limit (16 x 32 = 512,
+// 16 x 33 = 528); B narrow (every head repeats columns of the others: sums in A's order) and wide.
+TEST(CsrBinned, MergedShortRowsAtTheirBoundaries) {
+  REQUIRE_GPU();
+  std::vector<std::int64_t> len;
+  for (int rep = 0; rep < 40; ++rep)
+    for (std::int64_t l = 0; l <= 20; ++l) len.push_back(l);
+  for (std::int64_t blen : {std::int64_t{0}, std::int64_t{1}, std::int64_t{7}, std::int64_t{32}, std::int64_t{33}}) {
+    for (std::int64_t cols : {std::int64_t{40}, std::int64_t{100'003}}) {
+      const std::int64_t inner = 513;
+      std::vector<std::int64_t> blens(inner);
+      for (std::int64_t j = 0; j < inner; ++j) blens[j] = std::min(cols, j % 5 == 0 ? std::int64_t{0} : blen + j % 2);
+      const Csr<double> a = random_rows(static_cast<std::int64_t>(len.size()), inner, len, fresh_seed());
+      const Csr<double> b = random_rows(inner, cols, blens, fresh_seed());
+      check_both(a, b, "merge_b" + std::to_string(blen) + "_cols" + std::to_string(cols));
+    }
+  }
+}
+
+// Hub rows whose rows of B are short and spread over many windows are expanded, sorted and compressed:
+// rows of 3,000-20,000 entries over 50-500 windows, rows of B of 0-3 entries (leaves, empty rows) mixed
+// with a few of 5,000 (hubs reaching every window), beside short rows that walk as before; square and
 // rectangular, each C against the reference and bit-identical between two runs.
-TEST(CsrBinned, HubRowsWithWindowLists) {
+TEST(CsrBinned, HubRowsExpanded) {
   REQUIRE_GPU();
   const std::int64_t inner = 30'011;
   std::vector<std::int64_t> blen(inner);
@@ -149,11 +170,44 @@ TEST(CsrBinned, HubRowsWithWindowLists) {
   check_both(m, m, "powerlaw_40000_squared", true);
 }
 
-// Listed windows read each entry's row of B already clipped to the window (segment start, length): rows
-// of B of 6,000 consecutive columns (segments of a whole window, 2,048 entries, and of its cut ends at
-// unaligned starts) beside rows of 0-2 scattered columns, under hub rows of A whose 1-2-entry rows of B
+// Hub rows are expanded and sorted by (row, column) keys of 32 bits where they fit; B of 2^24 + 3 columns
+// (25 bits) under 400 hub rows of 700 entries (800 chunks, 10 bits) needs 64-bit keys.
+TEST(CsrBinned, HubRowsWithWideSortKeys) {
+  REQUIRE_GPU();
+  const std::int64_t inner = 50'021, cols = (std::int64_t{1} << 24) + 3;
+  std::vector<std::int64_t> blen(inner);
+  for (std::int64_t j = 0; j < inner; ++j) blen[j] = j % 4;
+  std::vector<std::int64_t> alen(1'000, 1);
+  for (std::int64_t i = 0; i < 1'000; i += 5) alen[i] = 700;
+  for (std::int64_t i = 1; i < 1'000; i += 5) alen[i] = i % 3;
+  const Csr<double> a = random_rows(static_cast<std::int64_t>(alen.size()), inner, alen, fresh_seed());
+  const Csr<double> b = random_rows(inner, cols, blen, fresh_seed());
+  check_both(a, b, "hub_rows_times_2^24+3_columns");
+}
+
+// An entry of C fed by more products than one thread sums in order (a circuit's hub column: every row of
+// B holds it) is summed by a warp: expanded rows of 200, 256, 257 and 5,000 entries whose rows of B all
+// hold column 7 beside 1-2 columns scattered over 1M; the same bits on every run.
+TEST(CsrBinned, ExpandedRunsLongerThanAThread) {
+  REQUIRE_GPU();
+  const std::int64_t inner = 6'007, cols = 1'000'003;
+  std::vector<std::vector<std::int32_t>> b_cols(inner);
+  for (std::int64_t j = 0; j < inner; ++j) {
+    b_cols[j].push_back(7);
+    for (std::int64_t k = 0; k < 1 + j % 2; ++k)
+      b_cols[j].push_back(static_cast<std::int32_t>(8 + (j * 104'729 + k * 499'979) % (cols - 8)));
+    std::sort(b_cols[j].begin(), b_cols[j].end());
+    b_cols[j].erase(std::unique(b_cols[j].begin(), b_cols[j].end()), b_cols[j].end());
+  }
+  const Csr<double> b = random_csr(inner, cols, fresh_seed(), b_cols);
+  const Csr<double> a = random_rows(6, inner, {200, 256, 257, 5'000, 3, 0}, fresh_seed());
+  check_both(a, b, "long_runs_of_column_7");
+}
+
+// Expanded hub rows whose entries meet rows of B of 6,000 consecutive columns (one entry's products spread
+// over many threads) beside rows of 0-2 scattered columns, under hub rows of A whose 1-2-entry rows of B
 // spread over ~490 windows; square products of a wide matrix with empty rows, and rectangular ones.
-TEST(CsrBinned, WindowListSegmentsUpToAWholeWindow) {
+TEST(CsrBinned, ExpandedHubRowsMeetLongRowsOfB) {
   REQUIRE_GPU();
   const std::int64_t inner = 20'011, cols = 1'000'003;
   std::vector<std::vector<std::int32_t>> b_cols(inner);
