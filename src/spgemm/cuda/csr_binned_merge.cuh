@@ -9,6 +9,7 @@
 #include <cstdint>
 
 #include "spgemm/cuda/csr_binned_rows.cuh"
+#include "spgemm/cuda/csr_binned_walk.cuh"
 
 namespace spkit::cuda::binned {
 
@@ -24,19 +25,11 @@ template <class T>
 __device__ __forceinline__ void flush_merged(const std::int32_t* stage_col, const T* stage_val, int fill,
                                              std::int64_t& out, std::int32_t* c_col, T* c_val) {
   const int lane = threadIdx.x & 31;
-  int incl = fill;
-  for (int o = 1; o < 32; o *= 2) {
-    const int x = __shfl_up_sync(0xffffffffu, incl, o);
-    if (lane >= o) incl += x;
-  }
+  const int incl = group_inclusive_sum<32>(fill, 0xffffffffu);
   const int total = __shfl_sync(0xffffffffu, incl, 31);
   for (int t0 = 0; t0 < total; t0 += 32) {
     const int x = t0 + lane;
-    int owner = 0;  // the first lane whose inclusive sum exceeds x
-    for (int step = 16; step > 0; step /= 2) {
-      const int at = __shfl_sync(0xffffffffu, incl, owner + step - 1);
-      if (at <= x) owner += step;
-    }
+    const int owner = owner_lane<32>(incl, x, 0xffffffffu);
     const int k = x - (__shfl_sync(0xffffffffu, incl, owner) - __shfl_sync(0xffffffffu, fill, owner));
     const std::int64_t dest = __shfl_sync(0xffffffffu, out, owner) + k;
     if (x < total) {

@@ -24,6 +24,29 @@ __device__ __forceinline__ unsigned group_mask() {
   }
 }
 
+// Inclusive sum of v over the group's lanes (lane gl gets v of lanes 0 ... gl).
+template <int G, class I>
+__device__ __forceinline__ I group_inclusive_sum(I v, unsigned gmask) {
+  const int gl = static_cast<int>(threadIdx.x % G);
+  for (int o = 1; o < G; o *= 2) {
+    const I x = __shfl_up_sync(gmask, v, o, G);
+    if (gl >= o) v += x;
+  }
+  return v;
+}
+
+// The first lane of the group whose inclusive sum exceeds x: the lane whose items hold position x of
+// the concatenation (binary search over the sums, by shuffles).
+template <int G, class I>
+__device__ __forceinline__ int owner_lane(I incl, I x, unsigned gmask) {
+  int owner = 0;
+  for (int step = G / 2; step > 0; step /= 2) {
+    const I at = __shfl_sync(gmask, incl, owner + step - 1, G);
+    if (at <= x) owner += step;
+  }
+  return owner;
+}
+
 // What the window walk needs of entry e of A's row: its row of B (start, length) and that row's first
 // and last column, gathered once per windowed row so that each of the row's windows reads it in one
 // coalesced pass instead of three dependent loads per entry.
@@ -82,19 +105,11 @@ __device__ __forceinline__ bool walk_products(std::int64_t ab, std::int64_t ae, 
       s = bs, len = be - bs;
       if constexpr (kNumeric) av = a.values[e];
     }
-    long long incl = len;  // inclusive scan of segment lengths over the group
-    for (int o = 1; o < G; o *= 2) {
-      const long long x = __shfl_up_sync(gmask, incl, o, G);
-      if (gl >= o) incl += x;
-    }
+    const long long incl = group_inclusive_sum<G>(len, gmask);  // of segment lengths
     const long long total = __shfl_sync(gmask, incl, G - 1, G);
     for (long long t0 = 0; t0 < total; t0 += G) {
       const long long x = t0 + gl;
-      int owner = 0;  // the first lane whose inclusive sum exceeds x
-      for (int step = G / 2; step > 0; step /= 2) {
-        const long long at = __shfl_sync(gmask, incl, owner + step - 1, G);
-        if (at <= x) owner += step;
-      }
+      const int owner = owner_lane<G>(incl, x, gmask);
       const long long owner_s = __shfl_sync(gmask, s, owner, G);
       const long long owner_incl = __shfl_sync(gmask, incl, owner, G);
       const long long owner_len = __shfl_sync(gmask, len, owner, G);
