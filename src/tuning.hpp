@@ -281,6 +281,12 @@ constexpr int kBoundRowsPerChunk = 4096;
 // per thread: thread 0 writes its chunks straight into C, the others' chunks are appended afterwards,
 // or taken over by thread 0 when still running once the claims meet (one more chunk of work at most).
 constexpr int kOnePassChunksPerThread = 16;
+// ... from this many threads on, the chunks are assembled into C by all threads past a barrier
+// (one_pass.hpp, assemble_in_parallel) instead of appended by thread 0. Device host (16 cores,
+// 2026-11-27), FEM 3-dof fp64, C of 7M entries: thread 0's appends 37.6 ms at 16 threads against 157.5
+// at 1, MKL's sp2m 23.0. The barrier-free route stays for the 2-core dev box, where a descheduled
+// thread is common; between 2 and 16 the threshold is not measured.
+constexpr int kOnePassAssembleMinThreads = 4;
 // ... a thread computing a chunk checks every this many rows whether thread 0 took it over.
 constexpr int kOnePassStealCheckRows = 64;
 // ... while thread 0 appends the other threads' chunks to C, thread 1 faults in C's pages ahead of it in
@@ -339,6 +345,12 @@ constexpr int kHashCopyBlocksPerSm = 16;
 // the largest shared hash table, are accumulated densely in shared memory per window of this many
 // columns, one warp per window (2 warps per block: 2 x 16 KiB of doubles).
 constexpr int kBinnedWindowColumns = 2048;
+// ... a window of at most 256 / 1,024 columns (its symbolic count) accumulates its numeric pass in that
+// many shared slots instead of 2,048 (csr_binned_window.cuh), from the symbolic bitmaps kept in device
+// memory (256 B a window) where they take at most 1 / kBinnedWindowBitsShare of the memory left. H100,
+// 2026-11-27, R-MAT (138,889 rows): the dense fp64 accumulator's numeric windows took 43.9 ms, the fp32
+// one (twice the warps per SM) 24.9 ms, the symbolic walk 11.0 ms.
+constexpr std::uint64_t kBinnedWindowBitsShare = 8;
 // ... a row whose range fits one window goes dense once it may hold more than this many columns.
 constexpr std::int64_t kBinnedDenseMinColumns = 128;
 // ... other rows of at most this many products whose column bound exceeds 1,024 try the 4,096-slot

@@ -1,7 +1,8 @@
 // CPU Gustavson SpGEMM (src/spgemm/cpu/csr.cpp) by route: the one-pass route (rows written into arrays
 // reserved at C's bound: thread 0's chunks straight into C, the other threads' chunks appended or taken
-// over), the one-pass route with every chunk copied or every other thread's chunk taken over, and the
-// two-pass route (exact counts first),
+// over), the one-pass route with every chunk copied or every other thread's chunk taken over, the chunks
+// assembled into C by all threads past a barrier (the route of many threads), and the two-pass route
+// (exact counts first),
 // each accumulator, 1 to 4 threads, on the edge cases, the generator families and exact cancellation:
 // every result passes check_spgemm, drops exact zeros, and all of them agree bit for bit (same
 // summation order everywhere).
@@ -77,13 +78,14 @@ void check_routes(const Pair& p, bool fresh) {
   for (GustavsonAccumulator acc : {GustavsonAccumulator::dense, GustavsonAccumulator::hash})
     for (GustavsonRoute route :
          {GustavsonRoute::one_pass, GustavsonRoute::one_pass_copied, GustavsonRoute::one_pass_stolen,
-          GustavsonRoute::two_pass})
-      for (int threads : {1, 2, 3, 4}) {
+          GustavsonRoute::one_pass_assembled, GustavsonRoute::two_pass})
+      for (int threads : {1, 2, 3, 4, 5}) {
         SCOPED_TRACE(p.name + (sizeof(T) == 4 ? ", float" : ", double") +
                      (acc == GustavsonAccumulator::dense ? ", dense" : ", hash") +
                      (route == GustavsonRoute::one_pass          ? ", one pass"
                       : route == GustavsonRoute::one_pass_copied ? ", one pass, copied"
                       : route == GustavsonRoute::one_pass_stolen ? ", one pass, stolen"
+                      : route == GustavsonRoute::one_pass_assembled ? ", one pass, assembled"
                                                                  : ", two pass") + ", threads " +
                      std::to_string(threads) + (fresh ? ", seed " + std::to_string(seed) : ", fixed values"));
         SpgemmOptions o;

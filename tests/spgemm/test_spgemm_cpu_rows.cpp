@@ -97,8 +97,9 @@ void check_mixed_rows(std::uint64_t seed) {
   bool have_first = false;
   for (GustavsonAccumulator acc : {GustavsonAccumulator::dense, GustavsonAccumulator::hash})
     for (GustavsonRoute route : {GustavsonRoute::automatic, GustavsonRoute::one_pass_copied,
-                                 GustavsonRoute::one_pass_stolen, GustavsonRoute::two_pass})
-      for (int threads : {1, 2, 3}) {
+                                 GustavsonRoute::one_pass_stolen, GustavsonRoute::one_pass_assembled,
+                                 GustavsonRoute::two_pass})
+      for (int threads : {1, 2, 3, 5}) {
         SCOPED_TRACE(std::string(sizeof(T) == 4 ? "float" : "double") +
                      (acc == GustavsonAccumulator::dense ? ", dense" : ", hash") + ", route " +
                      std::to_string(static_cast<int>(route)) + ", threads " + std::to_string(threads) + ", seed " +

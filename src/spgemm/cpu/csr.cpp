@@ -123,11 +123,13 @@ SpgemmResult<T> gustavson(const Csr<T>& a, const Csr<T>& b, const SpgemmOptions&
   std::int64_t bound = detail::product_count(a, b);
   if (reserved_bytes(bound) > budget) bound = detail::output_bound(a, b, 0, a.rows);
   const bool one = route == detail::GustavsonRoute::one_pass || route == detail::GustavsonRoute::one_pass_copied ||
-                   route == detail::GustavsonRoute::one_pass_stolen ||
+                   route == detail::GustavsonRoute::one_pass_stolen || route == detail::GustavsonRoute::one_pass_assembled ||
                    (route == detail::GustavsonRoute::automatic && reserved_bytes(bound) <= budget);
   const detail::OnePassMode mode = route == detail::GustavsonRoute::one_pass_copied   ? detail::OnePassMode::copied
                                    : route == detail::GustavsonRoute::one_pass_stolen ? detail::OnePassMode::stolen
-                                                                                      : detail::OnePassMode::direct;
+                                   : route == detail::GustavsonRoute::one_pass_assembled
+                                       ? detail::OnePassMode::assembled
+                                       : detail::OnePassMode::direct;
   SpgemmResult<T> r;
   if (one) {
     marks.host("numeric");

@@ -12,7 +12,8 @@
 //              of the row are expanded, sorted and counted instead (csr_binned_expand.cuh). Scan to
 //              C's row pointers.
 //   numeric    hash rows re-binned by their exact column count, accumulated in A's row order, sorted
-//              in shared memory (bitonic) and written; windows write their columns in order.
+//              in shared memory (bitonic) and written; windows write their columns in order, those of
+//              at most 256 / 1,024 columns from that many shared slots (ranks in the symbolic bitmap).
 // Stages reported: analysis, symbolic (hash rows of tables up to 2,048 slots), symbolic 4096-slot rows,
 // rebin, hub rows (numeric bins, per-entry window data, the expansion and sort of hub rows), symbolic
 // windows (and C's row pointers), numeric, numeric 4096-slot rows, numeric windows and hub rows; every
@@ -92,17 +93,43 @@ void launch_merges(const RowPlan& plan, const PoolCsr<T>& a, const PoolCsr<T>& b
                                                     row_nnz, c_row_ptr, c_col, c_val, device, stream);
 }
 
+// Symbolic: every window, its count and (window_bits given) its bitmap. Numeric: with the bitmaps, the
+// windows in tiers by their count (compact accumulators of 256 and 1,024 slots, then dense); without,
+// all dense.
 template <class T, bool kNumeric>
 void launch_windows(const RowPlan& plan, const std::int64_t* window_offsets, std::int64_t windows,
                     const PoolCsr<T>& a, const PoolCsr<T>& b, const WindowEntry* entries, std::int64_t* window_count,
-                    const std::int64_t* window_scan, const std::int64_t* c_row_ptr, std::int32_t* c_col, T* c_val,
-                    int device, cudaStream_t stream) {
+                    unsigned* window_bits, const std::int64_t* window_scan, const std::int64_t* c_row_ptr,
+                    std::int32_t* c_col, T* c_val, int device, cudaStream_t stream) {
   if (windows == 0) return;
-  window_rows_kernel<T, kNumeric><<<spgemm_grid(windows, 32, device, kWindowWarps * 32), kWindowWarps * 32, 0,
-                                    stream>>>(plan.list(kWindowed), plan.count[kWindowed], window_offsets,
-                                              plan.first_col.get(), a.view(), b.view(), entries, window_count,
-                                              window_scan, c_row_ptr, c_col, c_val);
-  SPKIT_LAUNCH_CHECK("window_rows_kernel");
+  const std::int64_t* rows = plan.list(kWindowed);
+  const std::int64_t n = plan.count[kWindowed];
+  auto dense = [&](const std::int64_t* list, std::int64_t items) {
+    window_rows_kernel<T, kNumeric><<<spgemm_grid(items, 32, device, kWindowWarps * 32), kWindowWarps * 32, 0,
+                                      stream>>>(list, items, rows, n, window_offsets, plan.first_col.get(), a.view(),
+                                                b.view(), entries, window_count, window_bits, window_scan, c_row_ptr,
+                                                c_col, c_val);
+    SPKIT_LAUNCH_CHECK("window_rows_kernel");
+  };
+  if (!kNumeric || window_bits == nullptr) return dense(nullptr, windows);
+  PoolBuffer<std::int64_t> lists(static_cast<std::size_t>(windows) * kWindowTiers, "window tiers", stream);
+  PoolBuffer<unsigned long long> counts(kWindowTiers, "window tier sizes", stream);
+  SPKIT_CUDA_CHECK(cudaMemsetAsync(counts.get(), 0, kWindowTiers * sizeof(unsigned long long), stream));
+  window_tiers_kernel<<<spgemm_grid(windows, 1, device), kSpgemmThreads, 0, stream>>>(windows, window_scan,
+                                                                                     lists.get(), counts.get());
+  SPKIT_LAUNCH_CHECK("window_tiers_kernel");
+  const std::vector<unsigned long long> tier = counts.to_host(kWindowTiers);
+  auto compact = [&](auto kernel, int t) {
+    const auto items = static_cast<std::int64_t>(tier[t]);
+    if (items == 0) return;
+    kernel<<<spgemm_grid(items, 32, device, kWindowWarps * 32), kWindowWarps * 32, 0, stream>>>(
+        lists.get() + t * windows, items, rows, n, window_offsets, plan.first_col.get(), a.view(), b.view(), entries,
+        window_bits, window_scan, c_row_ptr, c_col, c_val);
+    SPKIT_LAUNCH_CHECK("window_rows_compact_kernel");
+  };
+  compact(window_rows_compact_kernel<T, kWindowCompactSmall>, 0);
+  compact(window_rows_compact_kernel<T, kWindowCompactLarge>, 1);
+  if (tier[2] > 0) dense(lists.get() + 2 * windows, static_cast<std::int64_t>(tier[2]));
 }
 
 template <class T>
@@ -142,6 +169,7 @@ PoolCsrProduct<T> binned_product(const PoolCsr<T>& a, const PoolCsr<T>& b, const
   PoolBuffer<std::int64_t> window_offsets(static_cast<std::size_t>(n_windowed) + 1, "window offsets", stream);
   std::int64_t windows = 0;
   PoolBuffer<std::int64_t> window_count, window_scan;
+  PoolBuffer<unsigned> window_bits;  // symbolic bitmaps of the windows (the compact numeric tiers)
   PoolBuffer<WindowEntry> entries;  // indexed like A's entries (windows read those of their rows)
   PoolBuffer<std::int64_t> entry_offsets;  // expanded entries of the windowed rows
   // Hub rows expanded and sorted, with keys of 32 bits where (row, column) fits them.
@@ -192,8 +220,13 @@ PoolCsrProduct<T> binned_product(const PoolCsr<T>& a, const PoolCsr<T>& b, const
     window_count = PoolBuffer<std::int64_t>(n_win, "columns per window", stream);
     window_scan = PoolBuffer<std::int64_t>(n_win, "window offsets in C", stream);
     SPKIT_CUDA_CHECK(cudaMemsetAsync(window_count.get(), 0, n_win * sizeof(std::int64_t), stream));
-    launch_windows<T, false>(plan, window_offsets.get(), windows, a, b, entries.get(), window_count.get(), nullptr,
-                             nullptr, nullptr, nullptr, device, stream);
+    // The bitmaps (256 B a window) for the compact numeric tiers, where they take little of the memory
+    // left; otherwise every window accumulates densely.
+    const std::uint64_t bits_bytes = static_cast<std::uint64_t>(windows) * (kWindowWords * 4 + kWindowTiers * 8);
+    if (fits_spgemm_device(bits_bytes * tuning::spgemm::kBinnedWindowBitsShare))
+      window_bits = PoolBuffer<unsigned>(static_cast<std::size_t>(windows) * kWindowWords, "window bitmaps", stream);
+    launch_windows<T, false>(plan, window_offsets.get(), windows, a, b, entries.get(), window_count.get(),
+                             window_bits.get(), nullptr, nullptr, nullptr, nullptr, device, stream);
     cub_run(stream, "scan of window counts", [&](void* tmp, std::size_t& bytes) {
       return cub::DeviceScan::ExclusiveSum(tmp, bytes, window_count.get(), window_scan.get(), windows + 1, stream);
     });
@@ -220,8 +253,8 @@ PoolCsrProduct<T> binned_product(const PoolCsr<T>& a, const PoolCsr<T>& b, const
   launch_hash_bins<T, true>(LargestBin{}, plan, a, b, nullptr, nullptr, c.row_ptr.get(), c.col_idx.get(),
                             c.values.get(), device, stream);
   marks.device("numeric windows, hub rows");
-  launch_windows<T, true>(plan, window_offsets.get(), windows, a, b, entries.get(), nullptr, window_scan.get(),
-                          c.row_ptr.get(), c.col_idx.get(), c.values.get(), device, stream);
+  launch_windows<T, true>(plan, window_offsets.get(), windows, a, b, entries.get(), nullptr, window_bits.get(),
+                          window_scan.get(), c.row_ptr.get(), c.col_idx.get(), c.values.get(), device, stream);
   expanded_rows_numeric(expanded32, plan.list(kWindowed), c.row_ptr.get(), c.col_idx.get(), c.values.get(), device,
                         stream);
   expanded_rows_numeric(expanded64, plan.list(kWindowed), c.row_ptr.get(), c.col_idx.get(), c.values.get(), device,

@@ -130,6 +130,23 @@ __global__ void analyse_rows_kernel(CsrDeviceView<T> a, CsrDeviceView<T> b, std:
   }
 }
 
+// Appends item to lists[c * stride + ...] for its class c in [first, last) (no list for other classes),
+// one atomic per class and warp; every lane of the warp calls it.
+__device__ __forceinline__ void append_to_class_list(int cls, int first, int last, std::int64_t item,
+                                                     std::int64_t stride, std::int64_t* lists,
+                                                     unsigned long long* counts) {
+  const int lane = threadIdx.x & 31;
+  for (int c = first; c < last; ++c) {
+    const unsigned members = __ballot_sync(0xffffffffu, cls == c);
+    if (members == 0) continue;
+    const int leader = __ffs(members) - 1;
+    unsigned long long at = 0;
+    if (lane == leader) at = atomicAdd(&counts[c], static_cast<unsigned long long>(__popc(members)));
+    at = __shfl_sync(0xffffffffu, at, leader);
+    if (cls == c) lists[c * stride + static_cast<std::int64_t>(at) + __popc(members & ((1u << lane) - 1u))] = item;
+  }
+}
+
 // Appends each row to the list of its bin (lists[bin * rows + k], counts[bin] = length). The order
 // within a list depends on scheduling; no result does (each row is computed by itself).
 // numeric: hash rows are re-binned by their exact column count; windowed and merged rows keep their class.
@@ -146,15 +163,7 @@ __global__ void bin_rows_kernel(const std::uint8_t* row_class, const std::int64_
       cls = row_class[i];
       if (numeric && cls != kWindowed && cls != kNoProducts && !is_merge(cls)) cls = numeric_bin(row_nnz[i]);
     }
-    for (int c = 1; c < kClasses; ++c) {
-      const unsigned members = __ballot_sync(0xffffffffu, cls == c);
-      if (members == 0) continue;
-      const int leader = __ffs(members) - 1;
-      unsigned long long at = 0;
-      if (lane == leader) at = atomicAdd(&counts[c], static_cast<unsigned long long>(__popc(members)));
-      at = __shfl_sync(0xffffffffu, at, leader);
-      if (cls == c) lists[c * rows + static_cast<std::int64_t>(at) + __popc(members & ((1u << lane) - 1u))] = i;
-    }
+    append_to_class_list(cls, 1, kClasses, i, rows, lists, counts);
   }
 }
 

@@ -65,7 +65,9 @@ void* pool_malloc(std::size_t bytes, const char* what, cudaStream_t stream) {
   return p;
 }
 
-void check_spgemm_fits(std::uint64_t bytes, const std::string& what) {
+namespace {
+// Device memory free plus what the SpGEMM pool holds unused.
+std::uint64_t spgemm_available_bytes() {
   int device = 0;
   SPKIT_CUDA_CHECK(cudaGetDevice(&device));
   std::size_t free_b = 0, total_b = 0;
@@ -73,7 +75,14 @@ void check_spgemm_fits(std::uint64_t bytes, const std::string& what) {
   std::uint64_t reserved = 0, used = 0;
   SPKIT_CUDA_CHECK(cudaMemPoolGetAttribute(spgemm_pool(device), cudaMemPoolAttrReservedMemCurrent, &reserved));
   SPKIT_CUDA_CHECK(cudaMemPoolGetAttribute(spgemm_pool(device), cudaMemPoolAttrUsedMemCurrent, &used));
-  const std::uint64_t available = free_b + (reserved > used ? reserved - used : 0);
+  return free_b + (reserved > used ? reserved - used : 0);
+}
+}  // namespace
+
+bool fits_spgemm_device(std::uint64_t bytes) { return bytes <= spgemm_available_bytes() / 20 * 19; }
+
+void check_spgemm_fits(std::uint64_t bytes, const std::string& what) {
+  const std::uint64_t available = spgemm_available_bytes();
   if (bytes > available / 20 * 19)
     throw TooLarge(what + " does not fit in device memory (" + std::to_string(available) + " bytes available)", bytes);
 }

@@ -29,6 +29,8 @@ void pool_free(void* p, cudaStream_t stream) noexcept;
 // Throws TooLarge (naming `what` and the bytes) unless `bytes` fit in the current device's free memory
 // plus what the pool holds unused, with 5% headroom.
 void check_spgemm_fits(std::uint64_t bytes, const std::string& what);
+// Whether bytes fit the device memory that check_spgemm_fits allows (for optional buffers).
+bool fits_spgemm_device(std::uint64_t bytes);
 
 // RAII array of n T from the pool, allocated and freed in the order of `stream`.
 template <class T>

@@ -1,6 +1,6 @@
 // cuda.csr.binned on the cases that reach each of its paths: short rows merged one thread each at the
 // merge kernels' limits, rows whose column counts straddle every hash-bin boundary (wide column range)
-// and the dense-window boundary (narrow range), a row tried in the largest hash table that overflows
+// and the dense-window boundary (narrow range), windows at the compact accumulators' limits, a row tried in the largest hash table that overflows
 // into windows, rows with more products than the tried table takes, hub rows expanded and sorted (32-
 // and 64-bit keys, entries of C fed by more products than a thread sums), C left on the device when discarded,
 // rectangular A B, exact cancellation in every accumulator, 1x1 and empty shapes, R-MAT and power-law
@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -236,6 +237,42 @@ TEST(CsrBinned, ExpandedHubRowsMeetLongRowsOfB) {
     return c;
   }());
   check_both(square, square, "window_segments_squared", true);
+}
+
+// The numeric pass of a window accumulates in 256 or 1,024 shared slots when its symbolic count fits
+// them, densely above: rows of A of 3-4 entries whose rows of B put exactly 1, 255, 256, 257, 1,023,
+// 1,024, 1,025, 2,047 and 2,048 columns (scattered) into consecutive windows of 2,048 columns, every
+// column reached by 2-3 rows of B (additions in A's order), and rows whose window counts run over
+// 1-2,048; square products of the same pattern too.
+TEST(CsrBinned, WindowTiersAtTheirBoundaries) {
+  REQUIRE_GPU();
+  const std::vector<std::int64_t> counts = {1, 255, 256, 257, 1'023, 1'024, 1'025, 2'047, 2'048};
+  const std::int64_t windows = static_cast<std::int64_t>(counts.size()), cols = windows * 2'048;
+  std::mt19937_64 rng(fresh_seed());
+  std::vector<std::vector<std::int32_t>> b_cols(12);
+  for (std::int64_t w = 0; w < windows; ++w) {
+    std::vector<std::int32_t> pick(2'048);
+    for (std::int32_t c = 0; c < 2'048; ++c) pick[c] = static_cast<std::int32_t>(w * 2'048 + c);
+    std::shuffle(pick.begin(), pick.end(), rng);
+    pick.resize(static_cast<std::size_t>(counts[w]));
+    if (w == 0) pick[0] = 0;  // the row's first column: window 0 starts at column 0
+    for (std::size_t k = 0; k < pick.size(); ++k) {
+      b_cols[k % 3].push_back(pick[k]);          // rows 0-2: each column once
+      b_cols[3 + k % 2].push_back(pick[k]);      // rows 3-4: each column again
+      if (k % 3 == 0) b_cols[5].push_back(pick[k]);  // row 5: every third column a third time
+    }
+  }
+  b_cols[0].push_back(static_cast<std::int32_t>(cols - 1));  // the row's last column: nine whole windows
+  b_cols[6].push_back(static_cast<std::int32_t>(cols - 1));
+  for (std::int64_t j = 7; j < 12; ++j)  // rows whose windows fill 1-2,048 columns at random
+    for (std::int64_t w = 0; w < windows; ++w)
+      for (std::int32_t c = 0; c < 2'048; ++c)
+        if (rng() % 12 <= static_cast<std::uint64_t>(j - 7) * 3) b_cols[j].push_back(static_cast<std::int32_t>(w * 2'048 + c));
+  for (auto& r : b_cols) std::sort(r.begin(), r.end()), r.erase(std::unique(r.begin(), r.end()), r.end());
+  const Csr<double> b = random_csr(12, cols, fresh_seed(), b_cols);
+  const Csr<double> a = random_csr(
+      6, 12, fresh_seed(), std::vector<std::vector<std::int32_t>>{{0, 1, 2, 3}, {0, 1, 2, 5}, {3, 4, 6}, {7, 8, 9}, {10, 11, 6}, {0, 3, 5, 6}});
+  check_both(a, b, "window_tiers");
 }
 
 // With discard_result the product runs on the device and returns an empty C, its stages ending before
