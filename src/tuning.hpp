@@ -284,8 +284,9 @@ constexpr int kOnePassChunksPerThread = 16;
 // ... from this many threads on, the chunks are assembled into C by all threads past a barrier
 // (one_pass.hpp, assemble_in_parallel) instead of appended by thread 0. Device host (16 cores,
 // 2026-11-27), FEM 3-dof fp64, C of 7M entries: thread 0's appends 37.6 ms at 16 threads against 157.5
-// at 1, MKL's sp2m 23.0. The barrier-free route stays for the 2-core dev box, where a descheduled
-// thread is common; between 2 and 16 the threshold is not measured.
+// at 1, MKL's sp2m 23.0; assembled, 22.4 ms against 31.0 for the appends in one later call (MKL 18.1).
+// The barrier-free route stays for the 2-core dev box, where a descheduled thread is common; 4 and 8
+// threads were measured only on a noisy host (docs/PERFORMANCE.md, CPU SpGEMM).
 constexpr int kOnePassAssembleMinThreads = 4;
 // ... a thread computing a chunk checks every this many rows whether thread 0 took it over.
 constexpr int kOnePassStealCheckRows = 64;

@@ -50,13 +50,16 @@ std::int64_t output_bound(const Csr<T>& a, const Csr<T>& b, std::int64_t first, 
 
 // All products of A B: at least output_bound(a, b, 0, A.rows), equal to it unless a row has more
 // products than B has columns. One flat loop over A's entries, which the compiler turns into vector
-// gathers: cheaper than the bound's loop over rows, whose rows hold a few entries each.
+// gathers: cheaper than the bound's loop over rows, whose rows hold a few entries each. Shared by the
+// team's threads: alone it took 4.7 ms of road's 22 ms product at 16 threads (device host).
 template <class T>
 std::int64_t product_count(const Csr<T>& a, const Csr<T>& b) {
   const std::int32_t* col = a.col_idx.data();
   const std::int64_t* ptr = b.row_ptr.data();
+  const std::int64_t end = a.nnz();
   std::int64_t n = 0;
-  for (std::int64_t p = 0, end = a.nnz(); p < end; ++p) n += ptr[col[p] + 1] - ptr[col[p]];
+#pragma omp parallel for reduction(+ : n) schedule(static) if (end >= (std::int64_t{1} << 16))
+  for (std::int64_t p = 0; p < end; ++p) n += ptr[col[p] + 1] - ptr[col[p]];
   return n;
 }
 
