@@ -405,14 +405,20 @@ constexpr double kGpuBinnedMaxShortRowLength = 8.0;
 constexpr double kGpuBinnedMinHubRowShare = 0.02;
 // Mean row length of uneven road-like matrices, on which cuda.csr.hash beat cusparseSpGEMM (1.14-1.31x).
 constexpr double kGpuHashMaxRowLength = 4.0;
-// Block-poor A with rows no longer than this many times the mean (meshes in any numbering, random
-// graphs): cuda.csr.binned first (H100/H200, fp64/fp32: fem_mesh P1 random ordering 2.0/2.4x
-// cusparseSpGEMM, random 8/row 1.09/0.99x); longer rows (power-law 0.27x, heavy hubs walk many column
-// windows) go to cusparseSpGEMM first (docs/perf/spgemm-gpu.md).
+// Short even rows: the longest at most this many times the mean (roads, random graphs); longer rows
+// (power-law 0.27x with the first binned kernel, heavy hubs walk many column windows) go to cusparseSpGEMM
+// first (docs/perf/spgemm-gpu.md).
 constexpr double kGpuBinnedMaxRowSpread = 4.0;
-// ... and rows of at least this many entries on average: shorter even rows (random 8 per row: 0.99-1.09x;
-// geometric 9 per row: binned 1.24 vs cuSPARSE 0.95 ms) go to cusparseSpGEMM first.
-constexpr double kGpuBinnedMinRowLength = 16.0;
+// Meshes (block-poor, rows of kGpuBinnedMinRowLength to kGpuBinnedMaxRowLength entries on average, the
+// longest at most kGpuBinnedMeshMaxRowSpread x the mean) go to cuda.csr.binned first. H100, 2026-11-27,
+// cuSPARSE's best / binned, fp64 / fp32 (docs/perf/data/spgemm-gpu/fem-dof1-2026-11-27.csv): fem_mesh
+// P1 one dof per node (14.7 per row, longest 27) 2.36 / 2.00x numbered at random, 2.61 / 1.92x along its
+// curve; P2 one dof (27.8, longest 125: 4.5x the mean) 1.73 / 2.32x and 2.11 / 2.76x; P1 three dofs
+// (42.9, longest 81) 2.0 / 2.4x. Outside: geometric (9 per row) 0.82 / 0.71x, P2 three dofs (80.6 per
+// row, longest 375) 0.92 / 0.94x.
+constexpr double kGpuBinnedMinRowLength = 12.0;
+constexpr double kGpuBinnedMaxRowLength = 64.0;
+constexpr double kGpuBinnedMeshMaxRowSpread = 5.0;
 // A's mean row length over its band's width (2 x max |col - row| + 1) from which the CPU rule tries the
 // diagonal product first. banded (fill 1.0): cpu.dia.spgemm 2.6x (fp64) and 3.5x (fp32) MKL sp2m at 1
 // thread, 500K non-zeros, 1.9x and 1.6x cpu.bmsparse.blocks (dev box, 2026-11-27, docs/perf/spgemm-cpu.md);

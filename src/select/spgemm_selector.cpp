@@ -35,6 +35,8 @@ using tuning::spgemm::kGpuBmsparseMinBlockFill;
 using tuning::spgemm::kGpuBinnedMaxRowSpread;
 using tuning::spgemm::kGpuBinnedMaxShortRowLength;
 using tuning::spgemm::kGpuBinnedMinHubRowShare;
+using tuning::spgemm::kGpuBinnedMaxRowLength;
+using tuning::spgemm::kGpuBinnedMeshMaxRowSpread;
 using tuning::spgemm::kGpuBinnedMinRowLength;
 using tuning::spgemm::kGpuBmsparseMinRowLength;
 using tuning::spgemm::kGpuHashMaxRowLength;
@@ -74,9 +76,9 @@ std::vector<SpgemmSelection> spgemm_candidates(const MatrixStats& a, std::int64_
       add("cuda.csr.hash", fill + ", " + rows + " (<= " + fmt(kGpuHashMaxRowLength) + "): CSR hash SpGEMM");
       add("cuda.csr.binned", "");
       add("cuda.cusparse.spgemm", "");
-    } else if (static_cast<double>(a.row_nnz_max) <= kGpuBinnedMaxRowSpread * a.row_nnz_mean &&
-               a.row_nnz_mean >= kGpuBinnedMinRowLength) {
-      // Block-poor with even rows (meshes in any numbering, random graphs): the binned CSR kernel.
+    } else if (static_cast<double>(a.row_nnz_max) <= kGpuBinnedMeshMaxRowSpread * a.row_nnz_mean &&
+               a.row_nnz_mean >= kGpuBinnedMinRowLength && a.row_nnz_mean <= kGpuBinnedMaxRowLength) {
+      // Block-poor with even rows (meshes in any numbering): the binned CSR kernel.
       add("cuda.csr.binned", fill + ", " + rows + ", longest " + std::to_string(a.row_nnz_max) +
                                  ": block-poor, even rows: binned CSR SpGEMM");
       add("cuda.cusparse.spgemm", "");
