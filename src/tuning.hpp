@@ -455,6 +455,9 @@ inline constexpr int kMinSuiteReps = 5;
 // CUDA rows take at least this many timed products (launch jitter is large against sub-millisecond
 // kernels, and GPU products are cheap).
 inline constexpr int kMinGpuSpmvReps = 30;
+// The harness's pause before timing a CPU cell of fewer threads than the one before it (harness/timing.hpp:
+// settle_threads): libgomp's idle threads spin ~300,000 rounds before they sleep, at a lowered shared clock.
+inline constexpr int kThreadSettleMs = 50;
 
 // The bandwidth sweep that decides where the caches end (harness/cache_sweep.hpp): copy working sets
 // from kSweepMinBytes to kSweepMaxBytes, doubling; the first size past which every larger one stays

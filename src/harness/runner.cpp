@@ -211,11 +211,19 @@ void run_precision(const Csr<double>& a, const Csr<T>& a_t, const std::vector<do
   const std::uint64_t csr_bytes = csr_effective_bytes(a, precision_of<T>());
   std::uint64_t l2 = 0;
   if (gpu_count() > 0) l2 = gpu_info().l2_bytes;
-  for (const Cell& c : cells) {
+  // Timed narrowest team first (harness/timing.hpp), reported in the cells' order.
+  std::vector<int> threads;
+  for (const Cell& c : cells) threads.push_back(c.kernel->backend == Backend::cpu ? c.threads : 0);
+  std::vector<SpmvResult> done(cells.size());
+  int previous = std::numeric_limits<int>::max();  // what ran before (another precision) may have been wider
+  for (const std::size_t i : narrowest_first(threads)) {
+    const Cell& c = cells[i];
     if (opts.on_cell) opts.on_cell(*c.kernel, precision_of<T>(), c.threads, index, total);
     ++index;
-    out.push_back(run_cell<T>(a, a_t, x_t, y_exact, c, opts, csr_bytes, l2));
+    if (threads[i] > 0) settle_threads(previous, threads[i]), previous = threads[i];
+    done[i] = run_cell<T>(a, a_t, x_t, y_exact, c, opts, csr_bytes, l2);
   }
+  for (SpmvResult& r : done) out.push_back(std::move(r));
 }
 
 // Fills speedup, efficiency and speedup_over once every cell of one precision has run.

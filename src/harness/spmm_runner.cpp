@@ -20,6 +20,7 @@
 #include "spkit/error.hpp"
 #include "spkit/harness/runner.hpp"
 #include "spkit/harness/spmm_runner.hpp"
+#include "spkit/harness/timing.hpp"
 #include "spkit/plan.hpp"
 #include "spkit/select.hpp"
 #include "spkit/stats.hpp"
@@ -335,11 +336,20 @@ std::vector<SpmmResult> run_spmm(const SpmmRegistry& reg, const Csr<double>& a, 
         for (std::int64_t j = 0; j < a.cols; ++j)
           for (std::int64_t c = 0; c < k; ++c) x[row ? j * ldx + c : c * ldx + j] = static_cast<T>(xd[j * k + c]);
         const std::size_t begin = rows.size();
-        for (const SpmmCell& cell : cells_for(shape)) {
+        // Timed narrowest team first (harness/timing.hpp), reported in the cells' order.
+        const std::vector<SpmmCell> cells = cells_for(shape);
+        std::vector<int> threads;
+        for (const SpmmCell& cell : cells) threads.push_back(cell.kernel->backend == Backend::cpu ? cell.threads : 0);
+        std::vector<SpmmResult> done(cells.size());
+        int previous = std::numeric_limits<int>::max();  // the shape before may have run wider teams
+        for (const std::size_t i : narrowest_first(threads)) {
+          const SpmmCell& cell = cells[i];
           if (opts.on_cell) opts.on_cell(*cell.kernel, precision_of<T>(), shape, cell.threads, index, total);
           ++index;
-          rows.push_back(run_cell<T>(a, a_t, shape, x, ldx, ldy, y_exact, cell, opts, yardstick));
+          if (threads[i] > 0) settle_threads(previous, threads[i]), previous = threads[i];
+          done[i] = run_cell<T>(a, a_t, shape, x, ldx, ldy, y_exact, cell, opts, yardstick);
         }
+        for (SpmmResult& r : done) rows.push_back(std::move(r));
         fill_speedups(rows, begin);
       }
     }

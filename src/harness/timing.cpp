@@ -3,9 +3,12 @@
 
 #include <algorithm>
 #include <chrono>
+#include <numeric>
+#include <thread>
 
 #include "spkit/config.hpp"
 #include "spkit/error.hpp"
+#include "tuning.hpp"
 #if SPKIT_HAVE_CUDA
 #include "harness/cuda_timing.hpp"
 #endif
@@ -41,5 +44,16 @@ template std::vector<double> time_spmv(SpmvPlan<float>&, std::int64_t, std::int6
                                        const TimingOptions&);
 template std::vector<double> time_spmv(SpmvPlan<double>&, std::int64_t, std::int64_t, const double*, double*,
                                        const TimingOptions&);
+
+std::vector<std::size_t> narrowest_first(const std::vector<int>& threads) {
+  std::vector<std::size_t> order(threads.size());
+  std::iota(order.begin(), order.end(), std::size_t{0});
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return threads[a] < threads[b]; });
+  return order;
+}
+
+void settle_threads(int previous, int next) {
+  if (next < previous) std::this_thread::sleep_for(std::chrono::milliseconds(tuning::kThreadSettleMs));
+}
 
 }  // namespace spkit::harness

@@ -3,19 +3,24 @@
 // checks the device path, with and without the L2 flush.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cmath>
 #include <limits>
+#include <vector>
 
 #include "common/test_matrices.hpp"
 #include "spkit/device.hpp"
 #include "spkit/error.hpp"
 #include "spkit/harness/timing.hpp"
 #include "spkit/validate.hpp"
+#include "tuning.hpp"
 
 namespace spkit::test {
 namespace {
 
 using harness::TimingOptions;
+using harness::narrowest_first;
+using harness::settle_threads;
 using harness::time_spmv;
 
 // y = A x through the contract's run(alpha, x, beta, y, stream), counting the products and remembering
@@ -92,6 +97,18 @@ TEST(TimeSpmv, CudaKernelOnTheDevice) {
     for (double v : ms) EXPECT_TRUE(std::isfinite(v) && v >= 0) << v;
     EXPECT_TRUE(validate_spmv(a, x, y.data()).valid) << k->name << (flush ? " (L2 flushed)" : "");
   }
+}
+
+// CPU cells are timed narrowest team first (a 1-thread product right after a 16-thread one ran slower on
+// a many-core host), stable among equal counts; GPU cells (0 here) first.
+TEST(Timing, NarrowestTeamFirstAndStable) {
+  EXPECT_EQ(narrowest_first({4, 1, 0, 4, 1, 2}), (std::vector<std::size_t>{2, 1, 4, 5, 0, 3}));
+  EXPECT_TRUE(narrowest_first({}).empty());
+  // Narrowing pauses at least tuning::kThreadSettleMs (sleep_for's lower bound; no upper bound is asserted).
+  const auto t0 = std::chrono::steady_clock::now();
+  settle_threads(4, 1);
+  const double paused_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  EXPECT_GE(paused_ms, static_cast<double>(tuning::kThreadSettleMs));
 }
 
 }  // namespace

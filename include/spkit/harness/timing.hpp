@@ -3,6 +3,7 @@
 // clock readings, so the library carries no timing loop. CPU plans are timed with a steady clock around
 // each product; CUDA plans with events on a stream of the harness's own, x uploaded once and y poisoned
 // with NaN first, L2 optionally evicted (untimed) before each timed product.
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 
@@ -23,5 +24,15 @@ struct TimingOptions {
 template <class T>
 std::vector<double> time_spmv(SpmvPlan<T>& plan, std::int64_t rows, std::int64_t cols, const T* host_x, T* host_y,
                               const TimingOptions& opts);
+
+// The order in which to time cells of these thread counts: narrowest team first, stable otherwise. On a
+// many-core host a product timed right after a wider team's ran slower: the team's threads still spin
+// and the cores share a lowered clock (device host, 16 cores, 2026-11-27: cpu.dia.omp_sym on lap3d27 fp32,
+// 1 thread, 0.77 ms in a process of its own, 0.95 / 1.54 ms after 16-thread cells with / without
+// OMP_PROC_BIND).
+std::vector<std::size_t> narrowest_first(const std::vector<int>& threads);
+// Before a cell of `next` threads after one of `previous`: waits tuning::kThreadSettleMs when the team
+// narrows, for the wider team's threads to stop spinning.
+void settle_threads(int previous, int next);
 
 }  // namespace spkit::harness
