@@ -2,6 +2,7 @@
 #include "spkit/harness/timing.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <numeric>
 #include <thread>
@@ -52,8 +53,9 @@ std::vector<std::size_t> narrowest_first(const std::vector<int>& threads) {
   return order;
 }
 
-void settle_threads(int previous, int next) {
-  if (next < previous) std::this_thread::sleep_for(std::chrono::milliseconds(tuning::kThreadSettleMs));
+void settle_threads(int threads) {
+  static std::atomic<int> last{0};
+  if (threads < last.exchange(threads)) std::this_thread::sleep_for(std::chrono::milliseconds(tuning::kThreadSettleMs));
 }
 
 }  // namespace spkit::harness

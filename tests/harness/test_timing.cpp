@@ -105,8 +105,9 @@ TEST(Timing, NarrowestTeamFirstAndStable) {
   EXPECT_EQ(narrowest_first({4, 1, 0, 4, 1, 2}), (std::vector<std::size_t>{2, 1, 4, 5, 0, 3}));
   EXPECT_TRUE(narrowest_first({}).empty());
   // Narrowing pauses at least tuning::kThreadSettleMs (sleep_for's lower bound; no upper bound is asserted).
+  settle_threads(4);
   const auto t0 = std::chrono::steady_clock::now();
-  settle_threads(4, 1);
+  settle_threads(1);
   const double paused_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   EXPECT_GE(paused_ms, static_cast<double>(tuning::kThreadSettleMs));
 }

@@ -31,8 +31,8 @@ std::vector<double> time_spmv(SpmvPlan<T>& plan, std::int64_t rows, std::int64_t
 // 1 thread, 0.77 ms in a process of its own, 0.95 / 1.54 ms after 16-thread cells with / without
 // OMP_PROC_BIND).
 std::vector<std::size_t> narrowest_first(const std::vector<int>& threads);
-// Before a cell of `next` threads after one of `previous`: waits tuning::kThreadSettleMs when the team
-// narrows, for the wider team's threads to stop spinning.
-void settle_threads(int previous, int next);
+// Before timing a CPU cell of `threads` threads: waits tuning::kThreadSettleMs when the last cell timed in
+// this process ran a wider team, for that team's threads to stop spinning.
+void settle_threads(int threads);
 
 }  // namespace spkit::harness
