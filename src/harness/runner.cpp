@@ -215,13 +215,12 @@ void run_precision(const Csr<double>& a, const Csr<T>& a_t, const std::vector<do
   std::vector<int> threads;
   for (const Cell& c : cells) threads.push_back(c.kernel->backend == Backend::cpu ? c.threads : 0);
   std::vector<SpmvResult> done(cells.size());
-  for (const std::size_t i : narrowest_first(threads)) {
+  run_narrowest_first(threads, [&](std::size_t i) {
     const Cell& c = cells[i];
     if (opts.on_cell) opts.on_cell(*c.kernel, precision_of<T>(), c.threads, index, total);
     ++index;
-    if (threads[i] > 0) settle_threads(threads[i]);
     done[i] = run_cell<T>(a, a_t, x_t, y_exact, c, opts, csr_bytes, l2);
-  }
+  });
   for (SpmvResult& r : done) out.push_back(std::move(r));
 }
 

@@ -341,13 +341,12 @@ std::vector<SpmmResult> run_spmm(const SpmmRegistry& reg, const Csr<double>& a, 
         std::vector<int> threads;
         for (const SpmmCell& cell : cells) threads.push_back(cell.kernel->backend == Backend::cpu ? cell.threads : 0);
         std::vector<SpmmResult> done(cells.size());
-        for (const std::size_t i : narrowest_first(threads)) {
+        run_narrowest_first(threads, [&](std::size_t i) {
           const SpmmCell& cell = cells[i];
           if (opts.on_cell) opts.on_cell(*cell.kernel, precision_of<T>(), shape, cell.threads, index, total);
           ++index;
-          if (threads[i] > 0) settle_threads(threads[i]);
           done[i] = run_cell<T>(a, a_t, shape, x, ldx, ldy, y_exact, cell, opts, yardstick);
-        }
+        });
         for (SpmmResult& r : done) rows.push_back(std::move(r));
         fill_speedups(rows, begin);
       }

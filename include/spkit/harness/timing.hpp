@@ -34,5 +34,14 @@ std::vector<std::size_t> narrowest_first(const std::vector<int>& threads);
 // Before timing a CPU cell of `threads` threads: waits tuning::kThreadSettleMs when the last cell timed in
 // this process ran a wider team, for that team's threads to stop spinning.
 void settle_threads(int threads);
+// Calls run(i) for every cell i, narrowest team first, settling before each CPU cell (threads[i] > 0;
+// GPU cells pass 0).
+template <class Run>
+void run_narrowest_first(const std::vector<int>& threads, Run&& run) {
+  for (const std::size_t i : narrowest_first(threads)) {
+    if (threads[i] > 0) settle_threads(threads[i]);
+    run(i);
+  }
+}
 
 }  // namespace spkit::harness

@@ -87,12 +87,7 @@ __global__ void __launch_bounds__(kWindowWarps * 32)
       if (window_bits)
         for (int k2 = lane; k2 < kWindowWords; k2 += 32) window_bits[w * kWindowWords + k2] = bits[k2];
     } else {
-      int before = mine;  // inclusive scan over lanes, then exclusive
-      for (int o = 1; o < 32; o *= 2) {
-        const int x = __shfl_up_sync(0xffffffffu, before, o);
-        if (lane >= o) before += x;
-      }
-      before -= mine;
+      const int before = group_inclusive_sum<32>(mine, 0xffffffffu) - mine;  // columns of the lanes below
       std::int64_t out = c_row_ptr[i] + (window_scan[w] - window_scan[window_offsets[r]]) + before;
       for (int k = 0; k < kWordsPerLane; ++k) {
         const int word = lane * kWordsPerLane + k;
@@ -145,12 +140,8 @@ __global__ void __launch_bounds__(kWindowWarps * 32)
       bits[word] = m, seen[word] = 0u, before[word] = mine;
       mine += __popc(m);
     }
-    int incl = mine;
-    for (int o = 1; o < 32; o *= 2) {
-      const int x = __shfl_up_sync(0xffffffffu, incl, o);
-      if (lane >= o) incl += x;
-    }
-    for (int q = 0; q < kWordsPerLane; ++q) before[lane * kWordsPerLane + q] += incl - mine;
+    const int below = group_inclusive_sum<32>(mine, 0xffffffffu) - mine;  // columns of the lanes below
+    for (int q = 0; q < kWordsPerLane; ++q) before[lane * kWordsPerLane + q] += below;
     __syncwarp();
     walk_products<32, T, true, true, true>(
         a.row_ptr[i], a.row_ptr[i + 1], c0, c1, a, b, entries,
