@@ -219,13 +219,14 @@ std::vector<std::int64_t> chunk_cuts(const Csr<T>& a, int chunks) {
 // 4x the time of one thread where MKL ran 7x. Here every thread computes chunks into its arena (dynamic
 // claims); past one barrier each chunk is copied to its place in C, its row offsets written, by whichever
 // thread claims it. A descheduled thread now stalls the team at each barrier, hence the threshold.
-// Two serial costs are kept off the end of the product, both done while the chunks are computed:
+// Two serial costs are kept off the end of the product, both paid while the chunks are computed:
 // - C's pages: a thread that finishes a chunk of e entries faults in the next e entries' pages of C's
 //   arrays, so that when every chunk is done exactly C's extent is faulted in, by the whole team.
-// - C's sizes: std::vector sizes by writing zeros, one thread's pass over C (84 MB, about 8 ms on one
-//   core for FEM's 7M entries in fp64, a third of the product at 16 threads), so thread 0 extends
-//   col_idx and another thread values, each over the chunks finished in order, between the chunks it
-//   computes; what is left after the last chunk is the tail of C.
+// - C's sizes: std::vector can only grow by writing what it adds, from one thread (a resize writes zeros:
+//   84 MB, about 8 ms on one core for FEM's 7M entries in fp64, a third of the product at 16 threads). So
+//   thread 0 appends the chunks finished in order to col_idx and another thread to values, copying their
+//   entries from the arenas, between the chunks they compute. What they have not appended when the last
+//   chunk is done is sized with zeros and copied by the team past the barrier.
 template <class T, template <class> class Accumulator>
 void assemble_in_parallel(const Csr<T>& a, const Csr<T>& b, std::int64_t bound, int threads, Csr<T>& c) {
   const std::int64_t rows = a.rows;
@@ -248,24 +249,25 @@ void assemble_in_parallel(const Csr<T>& a, const Csr<T>& b, std::int64_t bound, 
     if (!failure) failure = std::current_exception();
     failed = true;
   };
-  // Extends one of C's arrays over the chunks finished in order (`sized`: the first chunk not yet in it).
-  // Within the reservation: the array does not move, and only its sizer touches the vector object.
-  auto extend = [&](auto& array, int& sized, std::int64_t& entries) {
-    for (; sized < chunks && chunk[static_cast<std::size_t>(sized)].state.load(std::memory_order_acquire) == kDone;
-         ++sized)
-      entries += chunk[static_cast<std::size_t>(sized)].entries;
-    if (static_cast<std::size_t>(entries) > array.size()) array.resize(static_cast<std::size_t>(entries));
+  // Appends to one of C's arrays the chunks finished in order (`appended`: the first chunk not yet in it;
+  // `entries_of` a chunk's entries in its arena). Within the reservation: the array does not move, and only
+  // its appender touches the vector object.
+  auto append_done = [&](auto& array, int& appended, auto entries_of) {
+    for (; appended < chunks && chunk[static_cast<std::size_t>(appended)].state.load(std::memory_order_acquire) == kDone;
+         ++appended) {
+      const Chunk<T>& ch = chunk[static_cast<std::size_t>(appended)];
+      array.insert(array.end(), entries_of(ch), entries_of(ch) + ch.entries);
+    }
   };
+  int col_appended = 0, val_appended = 0;  // final once every chunk is done
   std::int64_t total = 0;
 #pragma omp parallel num_threads(threads)
   {
     const int t = omp_get_thread_num();
     std::vector<Segment<T>>& arena = arenas[static_cast<std::size_t>(t)];
-    int col_sized = 0, val_sized = 0;
-    std::int64_t col_entries = 0, val_entries = 0;
-    auto extend_mine = [&] {
-      if (t == 0) extend(c.col_idx, col_sized, col_entries);
-      if (t == values_sizer) extend(c.values, val_sized, val_entries);
+    auto append_mine = [&] {
+      if (t == 0) append_done(c.col_idx, col_appended, [](const Chunk<T>& ch) { return ch.col; });
+      if (t == values_sizer) append_done(c.values, val_appended, [](const Chunk<T>& ch) { return ch.val; });
     };
     // Exceptions cannot leave an OpenMP region: the first is kept, every thread still meets every
     // worksharing loop and barrier, and it is rethrown after the region.
@@ -294,30 +296,33 @@ void assemble_in_parallel(const Csr<T>& a, const Csr<T>& b, std::int64_t bound, 
         populate_for_writing(c_col + lo, static_cast<std::size_t>(ch.entries) * sizeof(std::int32_t));
         populate_for_writing(c_val + lo, static_cast<std::size_t>(ch.entries) * sizeof(T));
         ch.state.store(kDone, std::memory_order_release);
-        extend_mine();
+        append_mine();
       } catch (...) {
         fail();
       }
     }
-    // Every chunk is done (the loop's barrier): the sizers finish C's tail, one thread the offsets.
-    if (!failed.load()) {
-      try {
-        extend_mine();
-      } catch (...) {
-        fail();
-      }
-    }
+    // Every chunk is done (the loop's barrier): C's offsets, then its arrays sized over what their appenders
+    // left (zeros), and those chunks copied by the team.
 #pragma omp single
     {
       for (int k = 0; k < chunks; ++k) offset[k + 1] = offset[k] + chunk[static_cast<std::size_t>(k)].entries;
       total = offset[chunks];
     }
+    if (!failed.load()) {
+      try {
+        if (t == 0) c.col_idx.resize(static_cast<std::size_t>(total));
+        if (t == values_sizer) c.values.resize(static_cast<std::size_t>(total));
+      } catch (...) {
+        fail();
+      }
+    }
+#pragma omp barrier
 #pragma omp for schedule(dynamic, 1)
     for (int k = 0; k < chunks; ++k) {
       if (failed.load()) continue;
       const Chunk<T>& ch = chunk[static_cast<std::size_t>(k)];
-      std::copy(ch.col, ch.col + ch.entries, c_col + offset[k]);
-      std::copy(ch.val, ch.val + ch.entries, c_val + offset[k]);
+      if (k >= col_appended) std::copy(ch.col, ch.col + ch.entries, c_col + offset[k]);
+      if (k >= val_appended) std::copy(ch.val, ch.val + ch.entries, c_val + offset[k]);
       std::int64_t end = offset[k];
       for (std::int64_t i = cut[k]; i < cut[k + 1]; ++i) c.row_ptr[i + 1] = end += ch.lengths[i - cut[k]];
     }
