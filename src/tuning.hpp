@@ -249,6 +249,10 @@ inline constexpr int kTuneTopKernels = 4;
 // best batch mean is the measurement (batches damp launch jitter and other processes' noise).
 inline constexpr int kTuneBatches = 3;
 inline constexpr int kTuneProductsPerBatch = 10;
+// Bounds on the factor that calibrates the model's product times by the first measured candidate (a
+// guard against a first measurement disturbed by another process).
+inline constexpr double kTuneScaleMin = 0.05;
+inline constexpr double kTuneScaleMax = 20.0;
 
 // =============================================================================================
 // SpGEMM (src/spgemm)
