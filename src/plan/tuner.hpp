@@ -35,6 +35,9 @@ struct TuneOutcome {
 
 // Times the candidates in order (the first, the model's pick, always; the others while `budget_ms` is
 // not spent and their predicted build + timing fits what is left), keeping only the fastest plan alive.
+// The model's product times are scaled by the first measured candidate's measured / predicted ratio, and
+// a candidate too slow for the full timing (tuning::kTuneBatches x kTuneProductsPerBatch) is timed on
+// fewer products, down to one after the warm-up, before it is dropped.
 // The budget can be overrun by one batch of the candidate being timed, or by the model's pick alone.
 // rows/cols size the vectors; x is finite (1 / (1 + i mod 7)). CUDA plans run on `device`, on the legacy
 // default stream, synchronized after each batch.
