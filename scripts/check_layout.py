@@ -26,7 +26,7 @@ ALLOWED = {
     "select": {"kernels", "spgemm", "formats", "stats", "device"},
     "plan": {"select", "kernels", "spmm", "reorder", "formats", "stats", "device"},  # spmm: the block apply
     "spgemm": {"kernels", "formats", "stats", "device"},
-    "spmm": {"select", "kernels", "formats", "stats", "device"},  # select: SpMM auto follows the SpMV pick
+    "spmm": {"select", "kernels", "reorder", "formats", "stats", "device"},  # select: SpMM auto follows the SpMV pick; reorder: the row-major kernels' RCM visiting order
     "harness": {"plan", "select", "kernels", "spgemm", "spmm", "reorder", "formats", "io", "gen", "stats", "validate",
                 "device"},
 }

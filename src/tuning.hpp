@@ -573,5 +573,12 @@ inline constexpr std::int64_t kSpmmCudaDiaColumnsMaxK = 4;
 // row) 0.47 -> 0.40 ms at k = 16 and 1.39 -> 1.04 at k = 64; road_planar numbered at random (4 per row)
 // 1.14 -> 1.82 and 4.35 -> 6.95 ms. Only those two matrices: the value lies between them.
 inline constexpr double kBlockApplyRenumberMinRowMean = 16.0;
+// The row-major CSR SpMM kernels visit a badly numbered matrix's rows in RCM order (src/spmm/row_order.hpp)
+// when rows average at least this many entries (the value of kBlockApplyRenumberMinRowMean, for the same
+// reason: measured on fem_mesh at 43 per row, not on short rows) and a row of X spans at least a cache
+// line (CPU, 64 bytes) or a sector (GPU, 32 bytes).
+inline constexpr double kSpmmRowOrderMinRowMean = 16.0;
+inline constexpr int kSpmmRowOrderCpuLineBytes = 64;
+inline constexpr int kSpmmRowOrderGpuLineBytes = 32;
 
 }  // namespace spkit::tuning

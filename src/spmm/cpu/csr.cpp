@@ -2,7 +2,8 @@
 //   cpu.csr.spmm_serial    the reference loop (both layouts), the baseline of the speedup column;
 //   cpu.csr.spmm_rowmajor  row-major X and Y: each non-zero a_ij scales row j of X into a register tile of
 //                          Y's row i whose width follows k (spmm_tiles.hpp: one 256-bit vector at k = 4
-//                          doubles, up to eight 512-bit vectors), OpenMP over nnz-balanced row ranges;
+//                          doubles, up to eight 512-bit vectors), OpenMP over nnz-balanced row ranges, the
+//                          rows of a badly numbered matrix visited in RCM order (src/spmm/row_order.hpp);
 //   cpu.csr.spmm_colmajor  column-major X and Y: X's columns copied into a row-major panel (up to
 //                          tuning::kSpmmCpuColPanelBytes per row), then the same register tiles over it,
 //                          A read once per panel, Y's tile written column by column.
@@ -20,6 +21,7 @@
 #include "kernels/cpu/cpu_common.hpp"
 #include "spmm/cpu/spmm_sliced.hpp"
 #include "spmm/cpu/spmm_tiles.hpp"
+#include "spmm/row_order.hpp"
 #include "spkit/error.hpp"
 #include "spkit/spmm.hpp"
 #include "tuning.hpp"
@@ -58,16 +60,36 @@ class CpuCsrSpmmBase : public SpmmPlan<T> {
 
  protected:
   // body(first_row, last_row) once per range, the ranges spread over the plan's threads.
-  // The tiled plans' column indices as 16-bit offsets from the row, where they all fit (spmm_tiles.hpp).
-  void use_diagonal_offsets() {
+  // The tiled plans' column indices as 16-bit offsets from the row, where they all fit (spmm_tiles.hpp);
+  // with `row_of`, stored row q is row row_of[q] of A.
+  void use_diagonal_offsets(const std::int32_t* row_of = nullptr) {
     constexpr std::int64_t lim = std::numeric_limits<cpu::spmm::DiagOffset>::max();
-    for (std::int64_t i = 0; i < a_.rows; ++i)
-      for (std::int64_t p = a_.row_ptr[i]; p < a_.row_ptr[i + 1]; ++p)
-        if (a_.col_idx[p] - i > lim || i - a_.col_idx[p] > lim) return;
+    auto row = [row_of](std::int64_t q) -> std::int64_t { return row_of ? row_of[q] : q; };
+    for (std::int64_t q = 0; q < a_.rows; ++q)
+      for (std::int64_t p = a_.row_ptr[q]; p < a_.row_ptr[q + 1]; ++p)
+        if (a_.col_idx[p] - row(q) > lim || row(q) - a_.col_idx[p] > lim) return;
     offsets_.resize(static_cast<std::size_t>(a_.nnz()));
-    for (std::int64_t i = 0; i < a_.rows; ++i)
-      for (std::int64_t p = a_.row_ptr[i]; p < a_.row_ptr[i + 1]; ++p)
-        offsets_[p] = static_cast<cpu::spmm::DiagOffset>(a_.col_idx[p] - i);
+    for (std::int64_t q = 0; q < a_.rows; ++q)
+      for (std::int64_t p = a_.row_ptr[q]; p < a_.row_ptr[q + 1]; ++p)
+        offsets_[p] = static_cast<cpu::spmm::DiagOffset>(a_.col_idx[p] - row(q));
+  }
+  // Stores A's rows in the order `rows` (row_order.hpp) and re-cuts the threads' ranges over it.
+  void store_rows_in_order(const std::vector<std::int32_t>& rows) {
+    Csr<T> b;
+    b.rows = a_.rows, b.cols = a_.cols;
+    b.row_ptr.resize(static_cast<std::size_t>(a_.rows) + 1);
+    b.row_ptr[0] = 0;
+    for (std::int64_t q = 0; q < a_.rows; ++q) b.row_ptr[q + 1] = b.row_ptr[q] + a_.row_length(rows[q]);
+    b.col_idx.resize(a_.col_idx.size());
+    b.values.resize(a_.values.size());
+#pragma omp parallel for schedule(static) num_threads(threads_) if (threads_ > 1)
+    for (std::int64_t q = 0; q < a_.rows; ++q) {
+      const std::int64_t from = a_.row_ptr[rows[q]], n = a_.row_length(rows[q]);
+      std::copy_n(a_.col_idx.data() + from, n, b.col_idx.data() + b.row_ptr[q]);
+      std::copy_n(a_.values.data() + from, n, b.values.data() + b.row_ptr[q]);
+    }
+    a_ = std::move(b);
+    cut_ = cpu::nnz_balanced_rows(a_.row_ptr, a_.rows, threads_);
   }
   // body(indices) with the 16-bit offsets where the plan has them, else the 32-bit columns.
   template <class Body>
@@ -158,7 +180,13 @@ class CsrSpmmRowMajor final : public CpuCsrSpmmBase<T> {
   CsrSpmmRowMajor(const Csr<T>& a, const SpmmShape& s, const PlanOptions& o)
       : CpuCsrSpmmBase<T>(a, s, o, cpu::plan_threads(o.threads), "cpu.csr.spmm_rowmajor", true, false),
         tile_bytes_(cpu::spmm::main_tile_bytes<T>(s.k)) {
-    if (!this->use_slices_for(s.k) && s.k > 1) this->use_diagonal_offsets();
+    if (this->use_slices_for(s.k) || s.k == 1) return;
+    // A badly numbered matrix's rows are stored in their visiting order: visited in place, each row's
+    // start was a cache miss the prefetcher could not foresee (2M entries, 1 thread: 28 ms against 20 ms
+    // for the same visits over rows stored in that order).
+    order_ = spmm_detail::locality_row_order(a, s.k, tuning::kSpmmRowOrderCpuLineBytes);
+    if (!order_.rows.empty()) this->store_rows_in_order(order_.rows);
+    this->use_diagonal_offsets(order_.rows.empty() ? nullptr : order_.rows.data());
   }
   void run(T alpha, const T* x, std::int64_t ldx, T beta, T* y, std::int64_t ldy, Stream) override {
     const Csr<T>& a = this->a_;
@@ -183,7 +211,8 @@ class CsrSpmmRowMajor final : public CpuCsrSpmmBase<T> {
           return;
         }
         this->with_indices([&](const auto* idx) {
-          cpu::spmm::rows_dispatch<false>(tile_bytes_, ptr, idx, val, r0, r1, x, ldx, y, ldy, k, out);
+          cpu::spmm::rows_dispatch<false>(tile_bytes_, ptr, idx, val, r0, r1, x, ldx, y, ldy, k, out,
+                                          order_.rows.empty() ? nullptr : order_.rows.data());
         });
       });
     });
@@ -192,11 +221,12 @@ class CsrSpmmRowMajor final : public CpuCsrSpmmBase<T> {
     if (this->sliced_)
       return this->sliced_detail() + ", " + std::to_string(this->shape_.k * sizeof(T)) + "-byte register tiles";
     return std::to_string(this->cut_.size() - 1) + " row ranges, " + std::to_string(tile_bytes_) +
-           "-byte register tiles, " + this->index_detail();
+           "-byte register tiles, " + this->index_detail() + (order_.rows.empty() ? "" : ", " + order_.reason);
   }
 
  private:
   int tile_bytes_;
+  spmm_detail::RowOrder order_;  // empty: rows in their natural order
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -285,7 +315,8 @@ void register_cpu_csr_spmm(SpmmRegistry& reg) {
     k.col_major = false;
     k.description = "CSR SpMM, row-major X/Y: each a_ij scales row j of X into a register tile of Y's row "
                     "sized to k (16-512 bytes, int16 diagonal offsets where they fit), OpenMP over nnz-balanced "
-                    "row ranges; 16-byte rows as slices of 8 rows sorted by length (Kreutzer et al.'s SELL-C-sigma)";
+                    "row ranges, a badly numbered matrix's rows visited in reverse Cuthill-McKee order; 16-byte "
+                    "rows as slices of 8 rows sorted by length (Kreutzer et al.'s SELL-C-sigma)";
     add_spmm_kernel<CsrSpmmRowMajor>(reg, std::move(k));
   }
   {

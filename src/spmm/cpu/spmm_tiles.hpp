@@ -137,10 +137,20 @@ inline void write_columns(const T* buf, std::int64_t k, std::int64_t i0, std::in
     for (std::int64_t r = c < full_cols ? full_rows : 0; r < n; ++r) out.write(y[c * ldy + i0 + r], buf[r * k + c]);
 }
 
+// Row-major Y only: with `row_of`, stored row q of A (ptr, col, val) is row row_of[q] of Y (and of the
+// diagonal offsets' reference; row_order.hpp); else stored row i is row i.
 template <int TB, bool ColOut, class T, class Idx, class Out>
 void rows_with_tiles(const std::int64_t* ptr, const Idx* col, const T* val, std::int64_t r0,
-                     std::int64_t r1, const T* x, std::int64_t ldx, T* y, std::int64_t ldy, std::int64_t k, Out out) {
+                     std::int64_t r1, const T* x, std::int64_t ldx, T* y, std::int64_t ldy, std::int64_t k, Out out,
+                     const std::int32_t* row_of = nullptr) {
   if constexpr (!ColOut) {
+    if (row_of) {
+      for (std::int64_t q = r0; q < r1; ++q) {
+        const std::int64_t i = row_of[q];
+        row_tiles<TB>(val, col, ptr[q], ptr[q + 1], row_x<Idx>(x, i, ldx), ldx, y + i * ldy, k, out);
+      }
+      return;
+    }
     for (std::int64_t i = r0; i < r1; ++i) row_tiles<TB>(val, col, ptr[i], ptr[i + 1], row_x<Idx>(x, i, ldx), ldx, y + i * ldy, k, out);
   } else {
     alignas(64) T buf[kColOutRows * kMaxTileBytes / sizeof(T)];
@@ -165,14 +175,15 @@ constexpr int main_tile_bytes(std::int64_t k) {
 // rows_with_tiles<tb> for a tile width chosen at run time (one switch per row range).
 template <bool ColOut, class T, class Idx, class Out>
 void rows_dispatch(int tb, const std::int64_t* ptr, const Idx* col, const T* val, std::int64_t r0,
-                   std::int64_t r1, const T* x, std::int64_t ldx, T* y, std::int64_t ldy, std::int64_t k, Out out) {
+                   std::int64_t r1, const T* x, std::int64_t ldx, T* y, std::int64_t ldy, std::int64_t k, Out out,
+                   const std::int32_t* row_of = nullptr) {
   switch (tb) {
-    case 16: return rows_with_tiles<16, ColOut>(ptr, col, val, r0, r1, x, ldx, y, ldy, k, out);
-    case 32: return rows_with_tiles<32, ColOut>(ptr, col, val, r0, r1, x, ldx, y, ldy, k, out);
-    case 64: return rows_with_tiles<64, ColOut>(ptr, col, val, r0, r1, x, ldx, y, ldy, k, out);
-    case 128: return rows_with_tiles<128, ColOut>(ptr, col, val, r0, r1, x, ldx, y, ldy, k, out);
-    case 256: return rows_with_tiles<256, ColOut>(ptr, col, val, r0, r1, x, ldx, y, ldy, k, out);
-    default: return rows_with_tiles<kMaxTileBytes, ColOut>(ptr, col, val, r0, r1, x, ldx, y, ldy, k, out);
+    case 16: return rows_with_tiles<16, ColOut>(ptr, col, val, r0, r1, x, ldx, y, ldy, k, out, row_of);
+    case 32: return rows_with_tiles<32, ColOut>(ptr, col, val, r0, r1, x, ldx, y, ldy, k, out, row_of);
+    case 64: return rows_with_tiles<64, ColOut>(ptr, col, val, r0, r1, x, ldx, y, ldy, k, out, row_of);
+    case 128: return rows_with_tiles<128, ColOut>(ptr, col, val, r0, r1, x, ldx, y, ldy, k, out, row_of);
+    case 256: return rows_with_tiles<256, ColOut>(ptr, col, val, r0, r1, x, ldx, y, ldy, k, out, row_of);
+    default: return rows_with_tiles<kMaxTileBytes, ColOut>(ptr, col, val, r0, r1, x, ldx, y, ldy, k, out, row_of);
   }
 }
 static_assert(kMaxTileBytes == 512, "rows_dispatch lists the tile widths 16..512 bytes");

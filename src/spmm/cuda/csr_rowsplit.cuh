@@ -340,7 +340,8 @@ class RowSplitSchedule {
   static constexpr int kVec = 16 / static_cast<int>(sizeof(T));
 
   RowSplitSchedule() = default;
-  RowSplitSchedule(const Csr<T>& a, std::int64_t k, const char* name) {
+  // order: A's rows in a visiting order (src/spmm/row_order.hpp; row-major Y only), or empty for 0, 1, ...
+  RowSplitSchedule(const Csr<T>& a, std::int64_t k, const char* name, const std::vector<std::int32_t>& order = {}) {
     const double mean = a.rows > 0 ? static_cast<double>(a.nnz()) / static_cast<double>(a.rows) : 0.0;
     vector_ = choose_shape(k, k % kVec == 0 ? kVec : 1, mean);
     scalar_ = choose_shape(k, 1, mean);
@@ -349,6 +350,15 @@ class RowSplitSchedule {
     // The lists serve both shapes, whose groups differ only in vector width.
     bins_ = bin_rows(a, std::min(vector_.gc * vector_.gn, scalar_.gc * scalar_.gn) < 32, false);
     chunks_ = chunk_long_rows(a);
+    if (!order.empty()) {  // the rows the all-rows launch takes (at most warp_row_nnz entries), in that order
+      std::vector<std::int64_t> rows;
+      rows.reserve(order.size());
+      for (const std::int32_t i : order)
+        if (a.row_length(i) <= bins_.warp_row_nnz) rows.push_back(i);
+      ordered_count_ = static_cast<std::int64_t>(rows.size());
+      if (ordered_count_ > 0) ordered_rows_ = DeviceBuffer<std::int64_t>(rows, "SpMM rows in visiting order");
+      ordered_ = true;
+    }
     if (chunks_.slots > 0) partial_ = DeviceBuffer<T>(static_cast<std::size_t>(chunks_.slots * k), "SpMM chunk sums");
   }
 
@@ -386,7 +396,11 @@ class RowSplitSchedule {
       SPKIT_LAUNCH_CHECK("csr_spmm_chunk_sums_kernel");
     };
     const auto all = [&](auto c) {
-      groups(c, rows, nullptr, bins_.warp_row_nnz);
+      if (ordered_) {
+        if (ordered_count_ > 0) groups(c, ordered_count_, ordered_rows_.get(), 0);
+      } else {
+        groups(c, rows, nullptr, bins_.warp_row_nnz);
+      }
       blocks(c);
     };
     const auto warps = [&](auto c) { groups(c, bins_.warp_count, bins_.warp_rows.get(), 0); };
@@ -411,6 +425,9 @@ class RowSplitSchedule {
   Shape vector_, scalar_;  // the launch shape with 16-byte vectors (when k allows) and without
   RowBins bins_;
   RowChunks chunks_;
+  bool ordered_ = false;  // the short rows launched from ordered_rows_ instead of 0..rows-1
+  std::int64_t ordered_count_ = 0;
+  DeviceBuffer<std::int64_t> ordered_rows_;
   DeviceBuffer<T> partial_;  // chunks_.slots x k sums of the split rows' chunks: one product at a time per plan
 };
 

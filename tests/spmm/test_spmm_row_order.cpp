@@ -1,0 +1,83 @@
+// The row-major CSR SpMM kernels visiting a badly numbered matrix's rows in RCM order (src/spmm/row_order.hpp):
+// they take the order exactly where row_order.hpp says (square, rows of 16+ entries on average, rows of X of a
+// cache line or sector, entries far from the diagonal), and the product still matches the serial double
+// reference with alpha/beta, padded leading dimensions, empty rows and (on the GPU) a row long enough to be cut
+// into chunks and rows long enough for a warp each, at 1 and 3 threads. The CUDA half skips without a GPU.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "common/test_matrices.hpp"
+#include "spkit/device.hpp"
+#include "spkit/spmm.hpp"
+#include "spmm/spmm_check.hpp"
+#include "tuning.hpp"
+
+namespace spkit::test {
+namespace {
+
+// Square, columns uniform over the matrix (numbered at random: relative distance ~1/3), rows of 0..40
+// entries, an empty row, and one row past the GPU kernel's chunk length.
+Csr<double> scattered_square() {
+  const std::int64_t n = 3000;
+  std::vector<std::int64_t> len(static_cast<std::size_t>(n));
+  for (std::int64_t i = 0; i < n; ++i) len[static_cast<std::size_t>(i)] = (i * 13) % 41;
+  len[7] = 0;
+  len[1234] = tuning::kSpmmCudaRowChunkNnz + 100;
+  len[2999] = 200;
+  return random_rows(n, n, len, 77);
+}
+
+bool ordered(const SpmmPlan<double>& p) { return p.detail().find("Cuthill") != std::string::npos; }
+
+template <class T>
+void check_kernel(const SpmmKernelInfo& info, const Csr<double>& ad, std::int64_t k, int threads) {
+  const Csr<T> a = csr_cast<T>(ad);
+  const SpmmShape shape{k, DenseLayout::row_major};
+  PlanOptions po;
+  po.threads = threads;
+  auto plan = info.factory<T>()(a, shape, po);
+  check_product<T>(*plan, a, shape, T(1), T(0), info.ld_multiple_bytes, true);
+  check_product<T>(*plan, a, shape, T(-0.5), T(0.75), info.ld_multiple_bytes);
+}
+
+TEST(SpmmRowOrder, CpuRowMajorTakesTheOrderWhereItPaysAndMatchesTheReference) {
+  const Csr<double> a = scattered_square();
+  const SpmmKernelInfo* info = spmm_registry().find("cpu.csr.spmm_rowmajor");
+  ASSERT_NE(info, nullptr);
+  auto plan_for = [&](std::int64_t k, const Csr<double>& m) {
+    return info->factory<double>()(m, SpmmShape{k, DenseLayout::row_major}, PlanOptions{});
+  };
+  EXPECT_TRUE(ordered(*plan_for(16, a))) << plan_for(16, a)->detail();
+  EXPECT_FALSE(ordered(*plan_for(4, a))) << "32-byte rows of X are less than a cache line";
+  const Csr<double> banded = banded_csr(3000, 3000, {-12, -3, -1, 0, 1, 3, 12, 20, 30, 40, 41, 42, 43, 44, 45, 46},
+                                        false);
+  EXPECT_FALSE(ordered(*plan_for(16, banded))) << "a well numbered matrix keeps its order";
+  const Csr<double> short_rows = random_rows(3000, 3000, std::vector<std::int64_t>(3000, 5), 78);
+  EXPECT_FALSE(ordered(*plan_for(16, short_rows))) << "rows of 5 entries: the order is not measured there";
+  const Csr<double> wide = random_rows(3000, 3500, std::vector<std::int64_t>(3000, 30), 79);
+  EXPECT_FALSE(ordered(*plan_for(16, wide))) << "a rectangular matrix has no symmetric ordering";
+  for (int threads : {1, 3})
+    for (std::int64_t k : {8, 16, 33, 64}) {
+      SCOPED_TRACE("k " + std::to_string(k) + ", " + std::to_string(threads) + " threads");
+      check_kernel<double>(*info, a, k, threads);
+      check_kernel<float>(*info, a, k, threads);
+    }
+}
+
+TEST(SpmmRowOrder, CudaRowMajorTakesTheOrderAndMatchesTheReference) {
+  if (gpu_count() == 0) GTEST_SKIP() << "no CUDA device on this machine: " << no_gpu_reason();
+  const Csr<double> a = scattered_square();
+  const SpmmKernelInfo* info = spmm_registry().find("cuda.csr.spmm_rowmajor");
+  ASSERT_NE(info, nullptr);
+  EXPECT_TRUE(ordered(*info->factory<double>()(a, SpmmShape{16, DenseLayout::row_major}, PlanOptions{})));
+  for (std::int64_t k : {4, 16, 64, 136}) {
+    SCOPED_TRACE("k " + std::to_string(k));
+    check_kernel<double>(*info, a, k, 1);
+    check_kernel<float>(*info, a, k, 1);
+  }
+}
+
+}  // namespace
+}  // namespace spkit::test
