@@ -21,7 +21,7 @@ namespace spkit::spmm_detail {
 
 struct RowOrder {
   std::vector<std::int32_t> rows;  // A's rows in visiting order; empty: natural order
-  std::string reason;              // why (or why not), for the plan's detail
+  std::string reason;              // why, for the plan's detail (empty with the natural order)
 };
 
 // RCM visiting order for k columns of T where it pays: square A, rows of X of at least `line_bytes`
