@@ -19,11 +19,51 @@ void require_square(std::int64_t rows, std::int64_t cols, const std::string& wha
     throw Error(what + ": " + std::to_string(rows) + " rows exceed 32-bit vertex numbers");
 }
 
+namespace {
+
+// Whether every off-diagonal entry (i, j) has its mirror (j, i): rows are sorted (the CSR contract), so a
+// binary search in row j. Read-only, shared by the threads.
+bool pattern_is_symmetric(std::int64_t n, const std::vector<std::int64_t>& row_ptr,
+                          const std::vector<std::int32_t>& col_idx) {
+  bool symmetric = true;
+#pragma omp parallel for schedule(static, 1024) reduction(&& : symmetric) if (n >= 4096)
+  for (std::int64_t i = 0; i < n; ++i) {
+    if (!symmetric) continue;
+    for (std::int64_t k = row_ptr[i]; k < row_ptr[i + 1] && symmetric; ++k) {
+      const std::int32_t j = col_idx[k];
+      if (j == i) continue;
+      const auto first = col_idx.begin() + row_ptr[j], last = col_idx.begin() + row_ptr[j + 1];
+      symmetric = std::binary_search(first, last, static_cast<std::int32_t>(i));
+    }
+  }
+  return symmetric;
+}
+
+}  // namespace
+
 Adjacency symmetrized(std::int64_t n, const std::vector<std::int64_t>& row_ptr, const std::vector<std::int32_t>& col_idx) {
-  // Each off-diagonal entry (i, j) gives j to i and i to j; duplicates (a symmetric pattern gives every
-  // pair twice) are removed after sorting each list.
   Adjacency g;
   g.n = n;
+  // A symmetric pattern (meshes, stencils) is its own adjacency less the diagonal: no scatter, no sort
+  // (16M entries: 0.57 s for the general path below on the dev box).
+  if (pattern_is_symmetric(n, row_ptr, col_idx)) {
+    g.offsets.assign(static_cast<std::size_t>(n) + 1, 0);
+    for (std::int64_t i = 0; i < n; ++i) {
+      const bool has_diagonal = std::binary_search(col_idx.begin() + row_ptr[i], col_idx.begin() + row_ptr[i + 1],
+                                                   static_cast<std::int32_t>(i));
+      g.offsets[i + 1] = g.offsets[i] + (row_ptr[i + 1] - row_ptr[i]) - (has_diagonal ? 1 : 0);
+    }
+    g.neighbours.resize(static_cast<std::size_t>(g.offsets[n]));
+#pragma omp parallel for schedule(static, 1024) if (n >= 4096)
+    for (std::int64_t i = 0; i < n; ++i) {
+      std::int64_t out = g.offsets[i];
+      for (std::int64_t k = row_ptr[i]; k < row_ptr[i + 1]; ++k)
+        if (col_idx[k] != i) g.neighbours[out++] = col_idx[k];
+    }
+    return g;
+  }
+  // Each off-diagonal entry (i, j) gives j to i and i to j; duplicates (a symmetric pattern gives every
+  // pair twice) are removed after sorting each list.
   std::vector<std::int64_t> count(static_cast<std::size_t>(n) + 1, 0);
   for (std::int64_t i = 0; i < n; ++i)
     for (std::int64_t k = row_ptr[i]; k < row_ptr[i + 1]; ++k) {
