@@ -55,7 +55,7 @@ Dendrogram aggregate(const Adjacency& g) {
     strength[v] = g.degree(v);
     order[v] = static_cast<std::int32_t>(v);
   }
-  const double two_m = static_cast<double>(g.neighbours.size());
+  const double two_m = static_cast<double>(g.edge_ends);
   if (two_m == 0) return d;
   std::stable_sort(order.begin(), order.end(), [&](std::int32_t a, std::int32_t b) { return g.degree(a) < g.degree(b); });
 
@@ -74,7 +74,7 @@ Dendrogram aggregate(const Adjacency& g) {
       if (weight_to[c] == 0) touched.push_back(c);
       weight_to[c] += w;
     };
-    for (std::int64_t k = g.offsets[u]; k < g.offsets[u + 1]; ++k) add(g.neighbours[k], 1);
+    g.for_each_neighbour(u, [&](std::int32_t w) { add(w, 1); });
     for (const std::int32_t m : d.members[u]) {
       for (const Edge& e : edges[m]) add(e.to, e.weight);
       std::vector<Edge>().swap(edges[m]);

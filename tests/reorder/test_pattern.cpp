@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <set>
+#include <utility>
 #include <vector>
 
 #include "common/test_matrices.hpp"
@@ -24,10 +25,22 @@ void expect_adjacency(const Csr<double>& a, const std::string& what) {
     }
   const reorder_detail::Adjacency g = reorder_detail::symmetrized(a.rows, a.row_ptr, a.col_idx);
   ASSERT_EQ(g.n, a.rows) << what;
+  std::int64_t edge_ends = 0;
   for (std::int64_t i = 0; i < a.rows; ++i) {
-    const std::vector<std::int32_t> got(g.neighbours.begin() + g.offsets[i], g.neighbours.begin() + g.offsets[i + 1]);
+    std::vector<std::int32_t> got;
+    g.for_each_neighbour(i, [&](std::int32_t w) { got.push_back(w); });
     ASSERT_EQ(got, std::vector<std::int32_t>(want[i].begin(), want[i].end())) << what << ", vertex " << i;
+    ASSERT_EQ(g.degree(i), static_cast<std::int64_t>(want[i].size())) << what << ", vertex " << i;
+    edge_ends += static_cast<std::int64_t>(want[i].size());
   }
+  EXPECT_EQ(g.edge_ends, edge_ends) << what;
+  // In place exactly when A's own rows, less the diagonal, are the adjacency.
+  std::set<std::pair<std::int32_t, std::int32_t>> entries;
+  for (std::int64_t i = 0; i < a.rows; ++i)
+    for (std::int64_t k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k) entries.insert({static_cast<std::int32_t>(i), a.col_idx[k]});
+  bool symmetric = true;
+  for (const auto& [i, j] : entries) symmetric = symmetric && entries.count({j, i}) > 0;
+  EXPECT_EQ(g.in_place, symmetric) << what;
 }
 
 // A + A^T of a random pattern: symmetric, with the diagonal on every third row.

@@ -2,6 +2,7 @@
 // numbered mesh and road network, P A P^T holds the same entries renumbered, and the edge cases (empty
 // rows, disconnected parts, 1x1, an unsymmetric pattern, rectangular shapes) behave.
 #include <gtest/gtest.h>
+#include <omp.h>
 
 #include <algorithm>
 #include <map>
@@ -110,6 +111,103 @@ TEST(Reorder, DisconnectedEmptyRowsAndUnsymmetricPattern) {
   expect_permuted(a, p, permute_symmetric(a, p), "disconnected");
   const Csr<double> one = random_csr(1, 1, 2, {{0}});
   EXPECT_TRUE(reverse_cuthill_mckee(one).is_identity());
+}
+
+// Reverse Cuthill-McKee written plainly (A + A^T as sorted lists, one int per vertex, one thread), the
+// definition spkit/reorder.hpp states: per component, from the first unnumbered vertex, George and Liu's
+// rounds (a minimum-degree vertex of the deepest level, ties to the lower index, while the depth grows),
+// then breadth-first with neighbours in increasing degree (ties by index), reversed.
+std::vector<std::int32_t> plain_rcm(const Csr<double>& a) {
+  const std::int64_t n = a.rows;
+  std::vector<std::vector<std::int32_t>> adj(static_cast<std::size_t>(n));
+  for (std::int64_t i = 0; i < n; ++i)
+    for (std::int64_t k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k)
+      if (a.col_idx[k] != i) adj[i].push_back(a.col_idx[k]), adj[a.col_idx[k]].push_back(static_cast<std::int32_t>(i));
+  for (auto& l : adj) {
+    std::sort(l.begin(), l.end());
+    l.erase(std::unique(l.begin(), l.end()), l.end());
+  }
+  const auto degree = [&](std::int32_t v) { return adj[v].size(); };
+  // (depth, deepest level) from root
+  const auto levels = [&](std::int32_t root) {
+    std::vector<int> level(static_cast<std::size_t>(n), -1);
+    std::vector<std::int32_t> queue{root};
+    level[root] = 0;
+    for (std::size_t h = 0; h < queue.size(); ++h)
+      for (std::int32_t w : adj[queue[h]])
+        if (level[w] < 0) level[w] = level[queue[h]] + 1, queue.push_back(w);
+    const int depth = level[queue.back()];
+    std::vector<std::int32_t> last;
+    for (std::int32_t v : queue)
+      if (level[v] == depth) last.push_back(v);
+    return std::make_pair(depth, last);
+  };
+  std::vector<char> numbered(static_cast<std::size_t>(n), 0);
+  std::vector<std::int32_t> order;
+  for (std::int64_t s = 0; s < n; ++s) {
+    if (numbered[s]) continue;
+    std::int32_t root = static_cast<std::int32_t>(s);
+    auto l = levels(root);
+    for (int round = 0; round < 16; ++round) {
+      std::int32_t best = l.second.front();
+      for (std::int32_t v : l.second)
+        if (degree(v) < degree(best) || (degree(v) == degree(best) && v < best)) best = v;
+      auto next = levels(best);
+      if (next.first <= l.first) break;
+      root = best;
+      l = next;
+    }
+    std::size_t head = order.size();
+    order.push_back(root);
+    numbered[root] = 1;
+    for (; head < order.size(); ++head) {
+      std::vector<std::int32_t> fresh;
+      for (std::int32_t w : adj[order[head]])
+        if (!numbered[w]) numbered[w] = 1, fresh.push_back(w);
+      std::sort(fresh.begin(), fresh.end(), [&](std::int32_t u, std::int32_t v) {
+        return degree(u) != degree(v) ? degree(u) < degree(v) : u < v;
+      });
+      order.insert(order.end(), fresh.begin(), fresh.end());
+    }
+  }
+  std::reverse(order.begin(), order.end());
+  return order;
+}
+
+// The searches run level by level on several threads where a level is wide (2,048 vertices), over a
+// symmetric pattern read in place or a symmetrized copy; the permutation must be the plain one's on any
+// thread count. The random and power-law graphs have levels of several thousand vertices, both as they are
+// (unsymmetric: symmetrized into a copy) and plus their transposes (symmetric: read in place).
+TEST(Reorder, RcmMatchesThePlainAlgorithmOnAnyThreadCount) {
+  std::vector<std::pair<std::string, Csr<double>>> cases = {
+      {"fem_mesh random", generated("fem_mesh", 12, "random", 3)},
+      {"road_planar random", generated("road_planar", 150, "random")},
+      {"powerlaw (unsymmetric)", generated("powerlaw", 20000, "")},
+      {"random (unsymmetric)", generated("random", 20000, "")}};
+  for (std::size_t c = 2; c < 4; ++c) {  // A + A^T
+    const Csr<double>& a = cases[c].second;
+    Coo<double> coo;
+    coo.rows = coo.cols = a.rows;
+    for (std::int64_t i = 0; i < a.rows; ++i)
+      for (std::int64_t k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k)
+        for (const auto& [r, col] : {std::make_pair(i, std::int64_t{a.col_idx[k]}), std::make_pair(std::int64_t{a.col_idx[k]}, i)}) {
+          coo.row_idx.push_back(static_cast<std::int32_t>(r));
+          coo.col_idx.push_back(static_cast<std::int32_t>(col));
+          coo.values.push_back(1.0);
+        }
+    cases.emplace_back(cases[c].first + " + transpose", coo_to_csr(coo));
+  }
+  const std::vector<std::vector<std::int32_t>> cols = {{5}, {}, {7}, {3}, {}, {9}, {}, {2, 8}, {}, {0}, {}};
+  cases.emplace_back("disconnected", random_csr(11, 11, 5, cols));
+  const int threads_before = omp_get_max_threads();
+  for (const auto& [name, a] : cases) {
+    const std::vector<std::int32_t> want = plain_rcm(a);
+    for (int threads : {1, 2, 5}) {
+      omp_set_num_threads(threads);
+      EXPECT_EQ(reverse_cuthill_mckee(a).old_of_new, want) << name << ", " << threads << " threads";
+    }
+  }
+  omp_set_num_threads(threads_before);
 }
 
 TEST(Reorder, HubSortPutsTheMostReferencedColumnsFirst) {
