@@ -580,5 +580,15 @@ inline constexpr double kBlockApplyRenumberMinRowMean = 16.0;
 inline constexpr double kSpmmRowOrderMinRowMean = 16.0;
 inline constexpr int kSpmmRowOrderCpuLineBytes = 64;
 inline constexpr int kSpmmRowOrderGpuLineBytes = 32;
+// cuda.csr.spmm_rowmajor also orders shorter rows once a row of X is this many bytes: 32 lanes of 16-byte
+// vectors, so each row holds a whole warp and its reads of A are the same in any order (with several rows
+// to a warp, rows listed apart split the warp's coalesced loads of A). Only for a symmetric pattern, and
+// only when RCM's order is itself well numbered (relative distance under kReorderWellNumberedDistance):
+// a random graph or a power-law one has no order to find. H100, 2026-11-28, 16M non-zeros, fp64, forced
+// RCM order against none (docs/perf/data/spmm-gpu/short-row-order-2026-11-28.csv): road_planar numbered at
+// random (3.3 per row) 3.69 -> 2.73 ms at k = 64 (a warp per row) but 1.134 -> 1.125 at k = 16 (4 rows to
+// a warp); random 8/row 0.366 -> 1.346 ms at k = 4 floats, 3.124 -> 3.180 at k = 64; power-law 3.485 ->
+// 3.604 at k = 64.
+inline constexpr int kSpmmRowOrderGpuWarpRowBytes = 512;
 
 }  // namespace spkit::tuning

@@ -49,6 +49,11 @@ Ordering parse_ordering(std::string_view name);
 template <class T>
 Permutation reverse_cuthill_mckee(const Csr<T>& a);
 
+// Whether A's pattern is symmetric: square, and every stored (i, j) off the diagonal has (j, i) stored too
+// (the values are not compared). Parallel (OpenMP), O(nnz log(row length)), no allocation beyond O(rows).
+template <class T>
+bool has_symmetric_pattern(const Csr<T>& a);
+
 // Hub sorting (Zhang, Kiriansky, Mendis, Amarasinghe, Zaharia & Shun 2017, "frequency-based
 // clustering"): the columns referenced more often than average (hubs) are numbered first, in decreasing
 // reference count (ties by index); the others keep their relative order. Cheap (O(nnz + h log h)) and

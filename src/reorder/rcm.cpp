@@ -252,6 +252,15 @@ Permutation reverse_cuthill_mckee(const Csr<T>& a) {
   return Permutation::from_old_of_new(std::move(order));
 }
 
+template <class T>
+bool has_symmetric_pattern(const Csr<T>& a) {
+  if (a.rows != a.cols) return false;
+  std::vector<std::int32_t> degrees;
+  return reorder_detail::pattern_is_symmetric(a.rows, a.row_ptr, a.col_idx, degrees);
+}
+
+template bool has_symmetric_pattern(const Csr<float>&);
+template bool has_symmetric_pattern(const Csr<double>&);
 template Permutation reverse_cuthill_mckee(const Csr<float>&);
 template Permutation reverse_cuthill_mckee(const Csr<double>&);
 

@@ -11,6 +11,7 @@
 // -> 0.73 ms; docs/perf/spmm-cpu.md, docs/perf/spmm-gpu.md).
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "spkit/formats/csr.hpp"
@@ -24,22 +25,49 @@ struct RowOrder {
   std::string reason;              // why, for the plan's detail (empty with the natural order)
 };
 
-// RCM visiting order for k columns of T where it pays: square A, rows of X of at least `line_bytes`
-// (a partial line wastes the locality of neighbours numbered apart), rows averaging
-// tuning::kSpmmRowOrderMinRowMean entries (short rows: the order's scattered reads of A cost what it
-// saves, not measured), and a badly numbered matrix (locality's relative distance at least
-// tuning::kReorderWellNumberedDistance).
+// The relative distance (locality()'s mean |i - j| / cols) of P A P^T without forming it.
 template <class T>
-RowOrder locality_row_order(const Csr<T>& a, std::int64_t k, int line_bytes) {
+double relative_distance_after(const Csr<T>& a, const Permutation& p) {
+  double sum = 0;
+#pragma omp parallel for schedule(static, 4096) reduction(+ : sum) if (a.rows >= 65536)
+  for (std::int64_t i = 0; i < a.rows; ++i) {
+    const std::int64_t ni = p.new_of_old[i];
+    for (std::int64_t q = a.row_ptr[i]; q < a.row_ptr[i + 1]; ++q) {
+      const std::int64_t d = ni - p.new_of_old[a.col_idx[q]];
+      sum += static_cast<double>(d < 0 ? -d : d);
+    }
+  }
+  return a.nnz() > 0 ? sum / static_cast<double>(a.nnz()) / static_cast<double>(a.cols) : 0.0;
+}
+
+// RCM visiting order for k columns of T where it pays: square A, rows of X of at least `line_bytes`
+// (a partial line wastes the locality of neighbours numbered apart), a badly numbered matrix (locality's
+// relative distance at least tuning::kReorderWellNumberedDistance), and either rows averaging
+// tuning::kSpmmRowOrderMinRowMean entries or, where `warp_row_bytes` > 0 (the GPU kernel), rows of X of
+// at least that many bytes on a symmetric pattern whose RCM order is itself well numbered (short rows:
+// tuning::kSpmmRowOrderGpuWarpRowBytes says why).
+template <class T>
+RowOrder locality_row_order(const Csr<T>& a, std::int64_t k, int line_bytes, int warp_row_bytes = 0) {
   RowOrder o;
   if (a.rows != a.cols || a.rows < 2 || a.nnz() == 0) return o;
-  if (k * static_cast<std::int64_t>(sizeof(T)) < line_bytes) return o;
+  const std::int64_t row_bytes = k * static_cast<std::int64_t>(sizeof(T));
+  if (row_bytes < line_bytes) return o;
   const double mean = static_cast<double>(a.nnz()) / static_cast<double>(a.rows);
-  if (mean < tuning::kSpmmRowOrderMinRowMean) return o;
+  const bool long_rows = mean >= tuning::kSpmmRowOrderMinRowMean;
+  if (!long_rows && (warp_row_bytes <= 0 || row_bytes < warp_row_bytes)) return o;
   const Locality loc = locality(a);
   if (loc.relative_distance < tuning::kReorderWellNumberedDistance) return o;
-  o.rows = compute_ordering(a, Ordering::rcm).old_of_new;
-  o.reason = "rows visited in reverse Cuthill-McKee order (badly numbered: " + to_string(loc) + ")";
+  if (!long_rows && !has_symmetric_pattern(a)) return o;  // a directed graph: RCM's search would be wasted
+  Permutation p = compute_ordering(a, Ordering::rcm);
+  if (!long_rows) {
+    const double after = relative_distance_after(a, p);
+    if (after >= tuning::kReorderWellNumberedDistance) return o;  // no order to find (a random graph)
+    o.reason = "short rows visited in reverse Cuthill-McKee order (badly numbered: " + to_string(loc) +
+               "; relative distance " + std::to_string(after).substr(0, 6) + " in that order)";
+  } else {
+    o.reason = "rows visited in reverse Cuthill-McKee order (badly numbered: " + to_string(loc) + ")";
+  }
+  o.rows = std::move(p.old_of_new);
   return o;
 }
 

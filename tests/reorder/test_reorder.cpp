@@ -225,6 +225,18 @@ TEST(Reorder, HubSortPutsTheMostReferencedColumnsFirst) {
   expect_permuted(a, p, permute_symmetric(a, p), "powerlaw");
 }
 
+// Only entries above the diagonal are looked up, the rest are counted: an extra entry below, a mirror
+// missing, or the same counts with the wrong partners must all read as unsymmetric.
+TEST(Reorder, SymmetricPatternCheck) {
+  EXPECT_TRUE(has_symmetric_pattern(random_csr(4, 4, 1, {{0, 2}, {3}, {0}, {1, 3}})));
+  EXPECT_FALSE(has_symmetric_pattern(random_csr(4, 4, 1, {{0, 2}, {3}, {0, 1}, {1, 3}}))) << "(2, 1) unmirrored";
+  EXPECT_FALSE(has_symmetric_pattern(random_csr(3, 3, 1, {{1}, {}, {0}}))) << "one above, one below, not mirrors";
+  EXPECT_FALSE(has_symmetric_pattern(random_csr(3, 3, 1, {{1}, {2}, {}}))) << "only above the diagonal";
+  EXPECT_TRUE(has_symmetric_pattern(random_csr(3, 3, 1, {{0}, {}, {2}}))) << "diagonal only";
+  EXPECT_FALSE(has_symmetric_pattern(random_csr(2, 3, 1, {{0}, {1}}))) << "rectangular";
+  EXPECT_TRUE(has_symmetric_pattern(generated("fem_mesh", 6, "random", 3)));
+}
+
 TEST(Reorder, BadInputsAreRefused) {
   EXPECT_THROW(Permutation::from_old_of_new({0, 0, 1}), Error);
   EXPECT_THROW(Permutation::from_old_of_new({0, 3, 1}), Error);

@@ -1,6 +1,7 @@
 // The CPU SpMM's slices of short rows (src/spmm/cpu/spmm_sliced.hpp), row-major and column-major (over
 // its panel of X): several sort windows, rows left out of the slices for their length (and a thread's share of them), empty rows, a row count
-// not a multiple of the slice height, 1 to 3 threads, at each tile width a slice holds (16, 32, 64 bytes),
+// not a multiple of the slice height, 1 to 3 threads, at each tile width a slice holds (16, 32, 64 bytes; row-major
+// 32 and 64 only on short rows),
 // against the serial double reference with alpha/beta and padded leading dimensions.
 #include <gtest/gtest.h>
 
@@ -8,6 +9,7 @@
 #include <vector>
 
 #include "common/test_matrices.hpp"
+#include "spmm/cpu/spmm_sliced.hpp"
 #include "spmm/spmm_check.hpp"
 #include "spkit/spmm.hpp"
 
@@ -18,8 +20,9 @@ template <class T>
 void check_sliced(const Csr<double>& ad, std::int64_t k, const std::string& name) {
   const Csr<T> a = csr_cast<T>(ad);
   for (DenseLayout layout : {DenseLayout::row_major, DenseLayout::col_major}) {
-    // Row-major slices only at 16-byte rows (spmm_sliced.hpp: use_slices).
-    if (layout == DenseLayout::row_major && k * static_cast<std::int64_t>(sizeof(T)) != 16) continue;
+    // Row-major slices at 16-byte rows, and at 32/64 on rows of at most 4 entries on average (use_slices).
+    const bool short_rows = static_cast<double>(a.nnz()) <= cpu::spmm::kSliceRowMajorMaxMeanRow * static_cast<double>(a.rows);
+    if (layout == DenseLayout::row_major && k * static_cast<std::int64_t>(sizeof(T)) != 16 && !short_rows) continue;
     for (int threads : {1, 2, 3}) {
       const char* kernel = layout == DenseLayout::row_major ? "cpu.csr.spmm_rowmajor" : "cpu.csr.spmm_colmajor";
       const SpmmKernelInfo* info = spmm_registry().find(kernel);
@@ -55,6 +58,28 @@ TEST(CpuSpmmSliced, ManyWindowsSplitBetweenThreadsByWindow) {
   const Csr<double> a = random_rows(rows, 5003, lengths, 35);
   check_sliced<float>(a, 4, "9 windows, floats");
   check_sliced<double>(a, 2, "9 windows, doubles");
+  // Rows of 3 on average: row-major takes slices at 32 and 64 bytes too.
+  check_sliced<float>(a, 8, "9 windows, 8 floats");
+  check_sliced<float>(a, 16, "9 windows, 16 floats");
+  check_sliced<double>(a, 4, "9 windows, 4 doubles");
+  check_sliced<double>(a, 8, "9 windows, 8 doubles");
+}
+
+// Which row-major plans take slices: 16-byte rows always; 32- and 64-byte rows only on short rows (road
+// networks); 128-byte rows never.
+TEST(CpuSpmmSliced, RowMajorTakesWiderSlicesOnlyOnShortRows) {
+  const SpmmKernelInfo* info = spmm_registry().find("cpu.csr.spmm_rowmajor");
+  ASSERT_NE(info, nullptr);
+  const auto sliced = [&](const Csr<double>& a, std::int64_t k) {
+    return info->factory<double>()(a, SpmmShape{k, DenseLayout::row_major}, PlanOptions{})->detail().find("slices") !=
+           std::string::npos;
+  };
+  const Csr<double> short_rows = random_rows(5000, 5000, std::vector<std::int64_t>(5000, 3), 36);
+  const Csr<double> eight = random_rows(5000, 5000, std::vector<std::int64_t>(5000, 8), 37);
+  EXPECT_TRUE(sliced(short_rows, 2) && sliced(short_rows, 4) && sliced(short_rows, 8));
+  EXPECT_FALSE(sliced(short_rows, 16)) << "128-byte rows";
+  EXPECT_TRUE(sliced(eight, 2)) << "16-byte rows";
+  EXPECT_FALSE(sliced(eight, 4) || sliced(eight, 8)) << "rows of 8: the row tiles";
 }
 
 TEST(CpuSpmmSliced, FewerRowsThanOneSlice) {

@@ -2,7 +2,8 @@
 // they take the order exactly where row_order.hpp says (square, rows of 16+ entries on average, rows of X of a
 // cache line or sector, entries far from the diagonal), and the product still matches the serial double
 // reference with alpha/beta, padded leading dimensions, empty rows and (on the GPU) a row long enough to be cut
-// into chunks and rows long enough for a warp each, at 1 and 3 threads. The CUDA half skips without a GPU.
+// into chunks and rows long enough for a warp each, at 1 and 3 threads; on the GPU also short rows where each
+// holds a warp (a road network numbered at random). The CUDA half skips without a GPU.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -10,7 +11,10 @@
 
 #include "common/test_matrices.hpp"
 #include "spkit/device.hpp"
+#include "spkit/gen.hpp"
+#include "spkit/reorder.hpp"
 #include "spkit/spmm.hpp"
+#include "spmm/row_order.hpp"
 #include "spmm/spmm_check.hpp"
 #include "tuning.hpp"
 
@@ -30,6 +34,58 @@ Csr<double> scattered_square() {
 }
 
 bool ordered(const SpmmPlan<double>& p) { return p.detail().find("Cuthill") != std::string::npos; }
+
+// A road network numbered at random: a symmetric pattern of ~3 entries per row that RCM brings near the
+// diagonal.
+Csr<double> road_numbered_at_random() {
+  GenOptions g;
+  g.family = "road_planar";
+  g.n = 120;
+  g.ordering = "random";
+  return generate(g);
+}
+
+// A + A^T of a random pattern: symmetric, short rows, but an expander: no order brings it near the diagonal.
+Csr<double> symmetric_random_graph() {
+  const Csr<double> a = random_rows(4000, 4000, std::vector<std::int64_t>(4000, 2), 80);
+  Coo<double> coo;
+  coo.rows = coo.cols = a.rows;
+  for (std::int64_t i = 0; i < a.rows; ++i)
+    for (std::int64_t q = a.row_ptr[i]; q < a.row_ptr[i + 1]; ++q) {
+      const auto ii = static_cast<std::int32_t>(i), j = a.col_idx[q];
+      coo.row_idx.push_back(ii), coo.col_idx.push_back(j), coo.values.push_back(1.0);
+      coo.row_idx.push_back(j), coo.col_idx.push_back(ii), coo.values.push_back(1.0);
+    }
+  return coo_to_csr(coo);
+}
+
+// The GPU rule for short rows (row_order.hpp, tuning::kSpmmRowOrderGpuWarpRowBytes): ordered only where a
+// row of X fills a warp's 16-byte vectors, on a symmetric pattern whose RCM order is well numbered.
+TEST(SpmmRowOrder, ShortRowsAreOrderedOnlyWithAWarpPerRowAndAnOrderToFind) {
+  using spmm_detail::locality_row_order;
+  const int line = tuning::kSpmmRowOrderGpuLineBytes, warp = tuning::kSpmmRowOrderGpuWarpRowBytes;
+  const std::int64_t warp_k = warp / 8;  // doubles
+  const Csr<double> road = road_numbered_at_random();
+  ASSERT_LT(road.nnz(), 5 * road.rows) << "short rows";
+  ASSERT_TRUE(has_symmetric_pattern(road));
+  const spmm_detail::RowOrder o = locality_row_order(road, warp_k, line, warp);
+  EXPECT_EQ(static_cast<std::int64_t>(o.rows.size()), road.rows) << o.reason;
+  EXPECT_NE(o.reason.find("short rows"), std::string::npos) << o.reason;
+  EXPECT_TRUE(locality_row_order(road, warp_k / 2, line, warp).rows.empty()) << "several rows to a warp";
+  EXPECT_TRUE(locality_row_order(road, warp_k, tuning::kSpmmRowOrderCpuLineBytes, 0).rows.empty())
+      << "the CPU kernel does not order short rows";
+  const Csr<float> road_f = csr_cast<float>(road);
+  EXPECT_FALSE(locality_row_order(road_f, warp / 4, line, warp).rows.empty()) << "128 floats: 512 bytes";
+  EXPECT_TRUE(locality_row_order(road_f, warp_k, line, warp).rows.empty()) << "64 floats: 256 bytes";
+  const Csr<double> directed = random_rows(4000, 4000, std::vector<std::int64_t>(4000, 3), 81);
+  ASSERT_FALSE(has_symmetric_pattern(directed));
+  EXPECT_TRUE(locality_row_order(directed, warp_k, line, warp).rows.empty()) << "a directed graph";
+  const Csr<double> expander = symmetric_random_graph();
+  ASSERT_TRUE(has_symmetric_pattern(expander));
+  ASSERT_GT(spmm_detail::relative_distance_after(expander, reverse_cuthill_mckee(expander)),
+            tuning::kReorderWellNumberedDistance);
+  EXPECT_TRUE(locality_row_order(expander, warp_k, line, warp).rows.empty()) << "no order to find";
+}
 
 template <class T>
 void check_kernel(const SpmmKernelInfo& info, const Csr<double>& ad, std::int64_t k, int threads) {
@@ -76,6 +132,14 @@ TEST(SpmmRowOrder, CudaRowMajorTakesTheOrderAndMatchesTheReference) {
     SCOPED_TRACE("k " + std::to_string(k));
     check_kernel<double>(*info, a, k, 1);
     check_kernel<float>(*info, a, k, 1);
+  }
+  // Short rows with a warp each (64 doubles, 128 floats; 72: a partial last vector), ordered.
+  const Csr<double> road = road_numbered_at_random();
+  EXPECT_TRUE(ordered(*info->factory<double>()(road, SpmmShape{64, DenseLayout::row_major}, PlanOptions{})));
+  for (std::int64_t k : {64, 72, 128}) {
+    SCOPED_TRACE("road, k " + std::to_string(k));
+    check_kernel<double>(*info, road, k, 1);
+    check_kernel<float>(*info, road, k, 1);
   }
 }
 

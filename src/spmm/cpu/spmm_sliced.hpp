@@ -32,6 +32,8 @@ inline constexpr std::int64_t kSliceMaxRow = 128;
 // Column-major slices at 32- and 64-byte tiles only where rows are this short on average: on FEM and
 // stencil rows (26-42 non-zeros) the row tiles, with their 16-bit diagonal offsets, were as fast there.
 inline constexpr double kSliceMaxMeanRow = 16;
+// Row-major slices at 32- and 64-byte tiles only where rows are this short on average (use_slices).
+inline constexpr double kSliceRowMajorMaxMeanRow = 4;
 
 template <class T>
 struct SlicedRows {
@@ -166,16 +168,19 @@ void run_slices(const SlicedRows<T>& s, std::int64_t s0, std::int64_t s1, const 
 // Whether the plan for k columns runs slices. A slice holds one vector per row (k * sizeof(T) of 16, 32 or
 // 64 bytes). At 16 bytes (k = 4 floats, 2 doubles: one 128-bit FMA per non-zero, so a row's own loop
 // costs as much as its products) slices beat the row tiles on every family in both layouts. At 32 and 64
-// bytes they won only in column-major (whose row tiles go through a block buffer) and only on short rows;
-// row-major, they were 10-20% slower on power-law and no faster on road and random (5 interleaved
-// rounds, docs/perf/spmm-cpu.md).
+// bytes column-major takes them on short rows (its row tiles go through a block buffer); row-major only
+// on rows of at most kSliceRowMajorMaxMeanRow entries on average (road networks), where a row's loop exit
+// still costs more than its few products: dev box, 1-2 threads, k = 4 doubles, road 2M 0.72 -> 1.3x MKL,
+// road_planar numbered at random 8M 0.70 -> 0.9x, interleaved; on rows of 8-15 (random, geometric, rmat,
+// power-law) they were 0-30% slower than the row tiles (docs/perf/spmm-cpu.md).
 template <class T>
 bool use_slices(const Csr<T>& a, std::int64_t k, bool column_major) {
   const std::int64_t row_bytes = k * static_cast<std::int64_t>(sizeof(T));
   if (a.rows == 0 || a.rows >= std::numeric_limits<std::int32_t>::max()) return false;
   if (row_bytes == 16) return true;
+  if (row_bytes != 32 && row_bytes != 64) return false;
   const double mean_row = static_cast<double>(a.nnz()) / static_cast<double>(a.rows);
-  return column_major && (row_bytes == 32 || row_bytes == 64) && mean_row <= kSliceMaxMeanRow;
+  return mean_row <= (column_major ? kSliceMaxMeanRow : kSliceRowMajorMaxMeanRow);
 }
 
 template <bool ColOut, class T, class Out>

@@ -13,7 +13,8 @@ class CsrSpmmRowMajorPlan final : public CudaSpmmPlanBase<T> {
  public:
   CsrSpmmRowMajorPlan(const Csr<T>& a, const SpmmShape& s, const PlanOptions& o)
       : CudaSpmmPlanBase<T>(a, s, o, "cuda.csr.spmm_rowmajor", true, false),
-        order_(spmm_detail::locality_row_order(a, s.k, tuning::kSpmmRowOrderGpuLineBytes)),
+        order_(spmm_detail::locality_row_order(a, s.k, tuning::kSpmmRowOrderGpuLineBytes,
+                                               tuning::kSpmmRowOrderGpuWarpRowBytes)),
         schedule_(a, s.k, "cuda.csr.spmm_rowmajor", order_.rows) {
     this->upload_csr(a);
   }
