@@ -159,7 +159,7 @@ Levels level_structure(const Adjacency& g, std::int32_t root, VertexBits& seen, 
   std::size_t begin = 0, end = 1;
   std::int64_t depth = 0;
   const int threads = omp_get_max_threads();
-  std::vector<std::vector<std::int32_t>> found(static_cast<std::size_t>(threads));
+  std::vector<std::vector<std::int32_t>> found;  // each thread's finds; allocated at the first wide level only
   for (;;) {
     if (end - begin < kParallelLevel || threads == 1) {
       for (std::size_t q = begin; q < end; ++q) {
@@ -171,6 +171,7 @@ Levels level_structure(const Adjacency& g, std::int32_t root, VertexBits& seen, 
         }
       }
     } else {
+      found.resize(static_cast<std::size_t>(threads));  // (road networks have 100,000s of tiny components)
 #pragma omp parallel num_threads(threads)
       {
         std::vector<std::int32_t>& mine = found[static_cast<std::size_t>(omp_get_thread_num())];
