@@ -245,10 +245,19 @@ inline constexpr double kTuneBudgetCapMs = 2000.0;
 // missed the fastest kernel on road_planar randomly numbered in fp32 (cuda.csr.binned_stream, the
 // model's fourth: 258 against the picked cuda.csr.scalar's 214 GFLOPS, H100, 2026-11-27).
 inline constexpr int kTuneTopKernels = 4;
+// The same on the CPU, where a conversion costs tens of ms, not hundreds: every costed kernel (5-7). With
+// four, cpu.hyb.omp (the model's fifth) was never timed on random 8/row and road_planar numbered at random
+// (8M non-zeros, dev box, fp32, 2 threads, 2026-11-28): it ran 2.48 and 1.54 GFLOPS where auto's pick,
+// cpu.sell.omp.simd, ran 1.94 and 1.35.
+inline constexpr int kTuneTopKernelsCpu = 7;
 // Per candidate: one warm-up product, then batches of products timed with one synchronize each; the
 // best batch mean is the measurement (batches damp launch jitter and other processes' noise).
 inline constexpr int kTuneBatches = 3;
 inline constexpr int kTuneProductsPerBatch = 10;
+// A batch holds as many products as take about this long (at most kTuneProductsPerBatch, at least one),
+// sized by the warm-up product: a 20 ms product (8M non-zeros, one thread) is timed on 1 + 3 products,
+// not 31, so the budget reaches more candidates (before: 3 of 4 timed in 1.9 s on random 8M).
+inline constexpr double kTuneBatchTargetMs = 10.0;
 // Bounds on the factor that calibrates the model's product times by the first measured candidate (a
 // guard against a first measurement disturbed by another process).
 inline constexpr double kTuneScaleMin = 0.05;

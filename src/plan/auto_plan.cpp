@@ -209,10 +209,11 @@ std::unique_ptr<SpmvPlan<T>> plan_auto(const Csr<T>& a, const PlanSettings& sett
     // Top kernels of each numbering, in the order of the model's predicted totals (the first is its pick).
     std::vector<plan_detail::TuneCandidate<T>> cands;
     std::vector<double> totals;
+    const int top_kernels = settings.backend == Backend::cpu ? tuning::kTuneTopKernelsCpu : tuning::kTuneTopKernels;
     auto add_top = [&](const Selection& sel, bool reordered) {
       int added = 0;
       for (const KernelEstimate& e : sel.candidates) {
-        if (!e.applicable || added == tuning::kTuneTopKernels) continue;
+        if (!e.applicable || added == top_kernels) continue;
         const KernelInfo* k = registry().find(e.kernel);
         if (!k) continue;
         ++added;

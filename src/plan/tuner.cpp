@@ -2,6 +2,7 @@
 #include "plan/tuner.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <chrono>
 #include <cstdio>
 #include <limits>
@@ -63,11 +64,23 @@ struct Runs {
   int total() const { return 1 + batches * per_batch; }
 };
 
+// Products per batch for a product of `product_ms`: a batch of about tuning::kTuneBatchTargetMs.
+int products_per_batch(double product_ms, int at_most) {
+  if (!(product_ms > 0)) return at_most;
+  const double fit = std::floor(tuning::kTuneBatchTargetMs / product_ms);
+  return static_cast<int>(std::clamp(fit, 1.0, static_cast<double>(at_most)));
+}
+
 // Best batch mean of one plan, in ms per product; stops early (after the first batch) past `deadline`.
+// With `size_by_warm_up` (CPU plans) the batches are sized by the warm-up product's time, an over-estimate
+// (it runs cold); not on the GPU, whose first launch of a kernel may take milliseconds of loading, which
+// would leave its sub-millisecond products timed one at a time, launch latency and all.
 template <class T>
-double time_plan(SpmvPlan<T>& plan, Vectors<T>& v, Runs runs, Clock::time_point deadline) {
+double time_plan(SpmvPlan<T>& plan, Vectors<T>& v, Runs runs, Clock::time_point deadline, bool size_by_warm_up) {
+  const auto warm = Clock::now();
   plan.run(T(1), v.x, T(0), v.y, v.stream);  // warm-up: caches, lazy initialisation, clocks
   v.wait();
+  if (size_by_warm_up) runs.per_batch = products_per_batch(ms_since(warm), runs.per_batch);
   double best = std::numeric_limits<double>::infinity();
   for (int b = 0; b < runs.batches; ++b) {
     const auto t0 = Clock::now();
@@ -102,6 +115,7 @@ TuneOutcome<T> tune(std::vector<TuneCandidate<T>>& candidates, Backend backend, 
     // candidate is dropped: a single product tells a 1.5x difference apart, a skipped candidate nothing.
     Runs runs;
     const double product_ms = c.predicted_ms * scale;
+    if (calibrated && backend == Backend::cpu) runs.per_batch = products_per_batch(product_ms, runs.per_batch);
     auto needs = [&] { return c.predicted_convert_ms + runs.total() * product_ms; };
     while (needs() > left && (runs.batches > 1 || runs.per_batch > 1)) {
       if (runs.per_batch > 1) runs.per_batch = std::max(1, runs.per_batch / 2);
@@ -117,7 +131,8 @@ TuneOutcome<T> tune(std::vector<TuneCandidate<T>>& candidates, Backend backend, 
     }
     try {
       std::unique_ptr<SpmvPlan<T>> plan = c.build();
-      m.measured_ms = time_plan(c.time_in_plan_numbering ? kernel_in_plan_numbering(*plan) : *plan, v, runs, deadline);
+      m.measured_ms = time_plan(c.time_in_plan_numbering ? kernel_in_plan_numbering(*plan) : *plan, v, runs, deadline,
+                                backend == Backend::cpu);
       if (!calibrated && c.predicted_ms > 0 && m.measured_ms > 0 && m.measured_ms < std::numeric_limits<double>::infinity()) {
         scale = std::clamp(m.measured_ms / c.predicted_ms, tuning::kTuneScaleMin, tuning::kTuneScaleMax);
         calibrated = true;

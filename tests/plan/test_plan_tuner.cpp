@@ -62,5 +62,17 @@ TEST(PlanTuner, ABudgetTooSmallKeepsTheModelsPick) {
   EXPECT_EQ(out.best_index, 0u);
 }
 
+// Slow CPU products are timed on batches of one (tuning::kTuneBatchTargetMs): four candidates of 25 ms each
+// take 4 x (1 + 3) products, ~0.4 s, where 31 products each took 3.1 s; all are timed within a 2.5 s budget.
+TEST(PlanTuner, SlowProductsAreTimedOnSmallBatches) {
+  std::vector<plan_detail::TuneCandidate<double>> c = {candidate("a", 25, 25), candidate("b", 25, 25),
+                                                       candidate("c", 25, 20), candidate("d", 25, 25)};
+  const plan_detail::TuneOutcome<double> out = plan_detail::tune(c, Backend::cpu, 0, 4, 4, 2500.0);
+  ASSERT_EQ(out.measured.size(), 4u);
+  for (const MeasuredCandidate& m : out.measured) EXPECT_GT(m.measured_ms, 0.0) << m.kernel << ": " << m.note;
+  EXPECT_EQ(out.best_index, 2u);
+  EXPECT_LT(out.ms, 1500.0) << "31 products per candidate would take 3.1 s";
+}
+
 }  // namespace
 }  // namespace spkit
