@@ -91,6 +91,10 @@ struct Locality {
 };
 template <class T>
 Locality locality(const Csr<T>& a);
+// The same of P A P^T, computed from A and p without forming it (square A, p of its size; spkit::Error
+// otherwise).
+template <class T>
+Locality locality(const Csr<T>& a, const Permutation& p);
 // "bandwidth 12, mean |i-j| 3.4 (0.1% of n), mean row span 9.0"
 std::string to_string(const Locality& l);
 

@@ -159,11 +159,23 @@ std::unique_ptr<SpmvPlan<T>> plan_auto(const Csr<T>& a, const PlanSettings& sett
   const OrderingChoice choice = choose_ordering(a, settings, st, plain);
   std::optional<Reordered<T>> re;
   double reorder_ms = 0;
+  std::string ordering_note = choice.reason;
+  const auto t0 = Clock::now();  // the ordering's whole cost: found, checked, applied
   if (choice.ordering != Ordering::none) {
-    const auto t0 = Clock::now();
     re.emplace();
     re->ordering = choice.ordering;
     re->p = compute_ordering(a, choice.ordering);
+    // An ordering that leaves the entries about as far from the diagonal is dropped, judged from the
+    // permutation before P A P^T is formed (a random graph: RCM finds no order, and the permuted copy, its
+    // statistics and its selection were spent for nothing).
+    const Locality before = locality(a), after = locality(a, re->p);
+    if (!choice.forced && after.mean_distance > tuning::kReorderMinDistanceGain * before.mean_distance) {
+      ordering_note = "no ordering: " + std::string(to_string(re->ordering)) + " left the entries as far from the "
+                      "diagonal (" + to_string(after) + "; " + fmt_ms(ms_since(t0)) + " spent finding out)";
+      re.reset();
+    }
+  }
+  if (re) {
     re->a = permute_symmetric(a, re->p);
     re->sel = select_kernel(stats_of(re->a), settings, precision);
     // Vectors kept in the plan's numbering pay the passes once per solve, not per product.
@@ -175,15 +187,6 @@ std::unique_ptr<SpmvPlan<T>> plan_auto(const Csr<T>& a, const PlanSettings& sett
   const std::int64_t products = settings.expected_products;
   const double plain_total = predicted_total(plain, products, 0);
   const double re_total = re ? reorder_ms + predicted_total(re->sel, products, re->permute_ms) : 0;
-  std::string ordering_note = choice.reason;
-  if (re && !choice.forced) {  // an ordering that leaves the entries about as far from the diagonal is dropped
-    const Locality before = locality(a), after = locality(re->a);
-    if (after.mean_distance > tuning::kReorderMinDistanceGain * before.mean_distance) {
-      ordering_note = "no ordering: " + std::string(to_string(re->ordering)) + " left the entries as far from the "
-                      "diagonal (" + to_string(after) + "; " + fmt_ms(reorder_ms) + " spent finding out)";
-      re.reset();
-    }
-  }
   auto wrap = [&](std::unique_ptr<SpmvPlan<T>> inner) {
     return plan_detail::make_permuted_plan<T>(std::move(inner), re->p, re->ordering, plain.options.threads,
                                               settings.device);

@@ -145,6 +145,38 @@ Locality locality(const Csr<T>& a) {
   return l;
 }
 
+template <class T>
+Locality locality(const Csr<T>& a, const Permutation& p) {
+  if (p.size() != a.rows || a.rows != a.cols)
+    throw Error("locality: a permutation of " + std::to_string(p.size()) + " for a " + std::to_string(a.rows) + " x " +
+                std::to_string(a.cols) + " matrix");
+  Locality l;
+  double distance = 0, span = 0;
+  std::int64_t nonempty = 0, bandwidth = 0;
+  const std::int32_t* to = p.new_of_old.data();
+#pragma omp parallel for schedule(static) reduction(+ : distance, span, nonempty) reduction(max : bandwidth)
+  for (std::int64_t i = 0; i < a.rows; ++i) {
+    const std::int64_t begin = a.row_ptr[i], end = a.row_ptr[i + 1];
+    if (begin == end) continue;
+    ++nonempty;
+    const std::int64_t row = to[i];
+    std::int64_t lo = a.cols, hi = -1;
+    for (std::int64_t k = begin; k < end; ++k) {
+      const std::int64_t c = to[a.col_idx[k]];
+      const std::int64_t d = std::llabs(static_cast<long long>(c - row));
+      distance += static_cast<double>(d);
+      bandwidth = std::max(bandwidth, d);
+      lo = std::min(lo, c), hi = std::max(hi, c);
+    }
+    span += static_cast<double>(hi - lo + 1);
+  }
+  l.bandwidth = bandwidth;
+  l.mean_distance = a.nnz() > 0 ? distance / static_cast<double>(a.nnz()) : 0.0;
+  l.mean_row_span = nonempty > 0 ? span / static_cast<double>(nonempty) : 0.0;
+  l.relative_distance = a.cols > 0 ? l.mean_distance / static_cast<double>(a.cols) : 0.0;
+  return l;
+}
+
 std::string to_string(const Locality& l) {
   char buf[160];
   std::snprintf(buf, sizeof buf, "bandwidth %lld, mean |i-j| %.1f (%.2g%% of n), mean row span %.1f",
@@ -160,5 +192,7 @@ template Csr<float> permute_symmetric(const Csr<float>&, const Permutation&);
 template Csr<double> permute_symmetric(const Csr<double>&, const Permutation&);
 template Locality locality(const Csr<float>&);
 template Locality locality(const Csr<double>&);
+template Locality locality(const Csr<float>&, const Permutation&);
+template Locality locality(const Csr<double>&, const Permutation&);
 
 }  // namespace spkit

@@ -25,21 +25,6 @@ struct RowOrder {
   std::string reason;              // why, for the plan's detail (empty with the natural order)
 };
 
-// The relative distance (locality()'s mean |i - j| / cols) of P A P^T without forming it.
-template <class T>
-double relative_distance_after(const Csr<T>& a, const Permutation& p) {
-  double sum = 0;
-#pragma omp parallel for schedule(static, 4096) reduction(+ : sum) if (a.rows >= 65536)
-  for (std::int64_t i = 0; i < a.rows; ++i) {
-    const std::int64_t ni = p.new_of_old[i];
-    for (std::int64_t q = a.row_ptr[i]; q < a.row_ptr[i + 1]; ++q) {
-      const std::int64_t d = ni - p.new_of_old[a.col_idx[q]];
-      sum += static_cast<double>(d < 0 ? -d : d);
-    }
-  }
-  return a.nnz() > 0 ? sum / static_cast<double>(a.nnz()) / static_cast<double>(a.cols) : 0.0;
-}
-
 // RCM visiting order for k columns of T where it pays: square A, rows of X of at least `line_bytes`
 // (a partial line wastes the locality of neighbours numbered apart), a badly numbered matrix (locality's
 // relative distance at least tuning::kReorderWellNumberedDistance), and either rows averaging
@@ -60,7 +45,7 @@ RowOrder locality_row_order(const Csr<T>& a, std::int64_t k, int line_bytes, int
   if (!long_rows && !has_symmetric_pattern(a)) return o;  // a directed graph: RCM's search would be wasted
   Permutation p = compute_ordering(a, Ordering::rcm);
   if (!long_rows) {
-    const double after = relative_distance_after(a, p);
+    const double after = locality(a, p).relative_distance;
     if (after >= tuning::kReorderWellNumberedDistance) return o;  // no order to find (a random graph)
     o.reason = "short rows visited in reverse Cuthill-McKee order (badly numbered: " + to_string(loc) +
                "; relative distance " + std::to_string(after).substr(0, 6) + " in that order)";

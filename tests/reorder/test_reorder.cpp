@@ -237,6 +237,21 @@ TEST(Reorder, SymmetricPatternCheck) {
   EXPECT_TRUE(has_symmetric_pattern(generated("fem_mesh", 6, "random", 3)));
 }
 
+// locality(A, p) is locality(P A P^T) without forming it.
+TEST(Reorder, LocalityOfAPermutationWithoutPermuting) {
+  for (const auto& a : {generated("fem_mesh", 8, "random", 3), generated("road_planar", 40, "random"),
+                        random_csr(11, 11, 5, {{5}, {}, {7}, {3}, {}, {9}, {}, {2, 8}, {}, {0}, {}})}) {
+    for (const Permutation& p : {reverse_cuthill_mckee(a), Permutation::identity(a.rows), hub_sort(a)}) {
+      const Locality want = locality(permute_symmetric(a, p)), got = locality(a, p);
+      EXPECT_EQ(got.bandwidth, want.bandwidth);
+      EXPECT_NEAR(got.mean_distance, want.mean_distance, 1e-9 * (1 + want.mean_distance));
+      EXPECT_NEAR(got.mean_row_span, want.mean_row_span, 1e-9 * (1 + want.mean_row_span));
+      EXPECT_NEAR(got.relative_distance, want.relative_distance, 1e-12);
+    }
+  }
+  EXPECT_THROW(locality(generated("road_planar", 10, "random"), Permutation::identity(3)), Error);
+}
+
 TEST(Reorder, BadInputsAreRefused) {
   EXPECT_THROW(Permutation::from_old_of_new({0, 0, 1}), Error);
   EXPECT_THROW(Permutation::from_old_of_new({0, 3, 1}), Error);
