@@ -245,10 +245,8 @@ inline constexpr double kTuneBudgetCapMs = 2000.0;
 // missed the fastest kernel on road_planar randomly numbered in fp32 (cuda.csr.binned_stream, the
 // model's fourth: 258 against the picked cuda.csr.scalar's 214 GFLOPS, H100, 2026-11-27).
 inline constexpr int kTuneTopKernels = 4;
-// The same on the CPU, where a conversion costs tens of ms, not hundreds: every costed kernel (5-7). With
-// four, cpu.hyb.omp (the model's fifth) was never timed on random 8/row and road_planar numbered at random
-// (8M non-zeros, dev box, fp32, 2 threads, 2026-11-28): it ran 2.48 and 1.54 GFLOPS where auto's pick,
-// cpu.sell.omp.simd, ran 1.94 and 1.35.
+// The CPU's (a conversion costs tens of ms): every costed kernel. With four, cpu.hyb.omp (the model's fifth)
+// was never timed on random 8M fp32 (dev box, 2026-11-28): 2.48 GFLOPS against auto's sell.omp.simd 1.94.
 inline constexpr int kTuneTopKernelsCpu = 7;
 // Per candidate: one warm-up product, then batches of products timed with one synchronize each; the
 // best batch mean is the measurement (batches damp launch jitter and other processes' noise).
@@ -589,15 +587,11 @@ inline constexpr double kBlockApplyRenumberMinRowMean = 16.0;
 inline constexpr double kSpmmRowOrderMinRowMean = 16.0;
 inline constexpr int kSpmmRowOrderCpuLineBytes = 64;
 inline constexpr int kSpmmRowOrderGpuLineBytes = 32;
-// cuda.csr.spmm_rowmajor also orders shorter rows once a row of X is this many bytes: 32 lanes of 16-byte
-// vectors, so each row holds a whole warp and its reads of A are the same in any order (with several rows
-// to a warp, rows listed apart split the warp's coalesced loads of A). Only for a symmetric pattern, and
-// only when RCM's order is itself well numbered (relative distance under kReorderWellNumberedDistance):
-// a random graph or a power-law one has no order to find. H100, 2026-11-28, 16M non-zeros, fp64, forced
-// RCM order against none (docs/perf/data/spmm-gpu/short-row-order-2026-11-28.csv): road_planar numbered at
-// random (3.3 per row) 3.69 -> 2.73 ms at k = 64 (a warp per row) but 1.134 -> 1.125 at k = 16 (4 rows to
-// a warp); random 8/row 0.366 -> 1.346 ms at k = 4 floats, 3.124 -> 3.180 at k = 64; power-law 3.485 ->
-// 3.604 at k = 64.
+// cuda.csr.spmm_rowmajor also orders shorter rows from this many bytes of X's row: a warp per row (32 x 16
+// bytes), whose reads of A are the same in any order (rows of one warp listed apart split its coalesced
+// loads of A); symmetric pattern, RCM order well numbered. H100, 2026-11-28, 16M, fp64, forced RCM against
+// none (docs/perf/data/spmm-gpu/short-row-order-2026-11-28.csv): road_planar random 3.69 -> 2.73 ms at k =
+// 64, 1.134 -> 1.125 at k = 16; random 0.366 -> 1.346 at k = 4 floats; power-law 3.485 -> 3.604 at k = 64.
 inline constexpr int kSpmmRowOrderGpuWarpRowBytes = 512;
 
 }  // namespace spkit::tuning
