@@ -337,8 +337,7 @@ constexpr std::int64_t kCpuDiaMaxDiagonals = 64;
 constexpr std::int64_t kRadixSortBelowTasks = std::int64_t{1} << 25;
 // Grid-stride kernels launch at most this many waves of resident thread blocks.
 constexpr int kGridWaves = 4;
-// cuda.csr.hash: rows of at most this many products go one thread each, a sorted list in shared memory
-// (road-like rows, ~9 products, would cost a warp each otherwise; road: all rows <= 16 products).
+// cuda.csr.hash: rows of at most this many products (roads: ~9) go one thread each, a sorted list.
 constexpr int kHashTinyRowProducts = 16;
 // ... rows of at most this many products one warp each, a hash table of 32-512 slots in shared memory.
 constexpr int kHashShortRowProducts = 256;
@@ -370,6 +369,10 @@ constexpr std::int64_t kBinnedDenseMinColumns = 128;
 // windows when it fills beyond 3/4; rows with more products (one warp would walk them alone for
 // longer than the rest of the product takes) go to windows directly.
 constexpr std::int64_t kBinnedHashTryMaxProducts = std::int64_t{1} << 14;
+// ... from this many such rows per SM, 2,048 keys are tried first and the numeric pass adds 1,536- and
+// 3,072-slot tables (more warps per SM): fem_mesh P2 three dofs random (59K rows) 23.9 -> 20.2 ms, H200;
+// power-law (~1.6K rows) lost 5-13 % with them (docs/perf/spgemm-gpu.md, 2026-11-28).
+constexpr std::int64_t kBinnedCompactTablesMinRowsPerSm = 64;
 // ... rows whose column bound exceeds 1,024 and whose range spans at most this many windows go to
 // windows (sorted output for free) rather than to a 4,096-slot table that must be sorted.
 constexpr std::int64_t kBinnedWideRowMaxWindows = 16;
@@ -425,10 +428,10 @@ constexpr double kGpuBinnedMaxRowSpread = 4.0;
 // cuSPARSE's best / binned, fp64 / fp32 (docs/perf/data/spgemm-gpu/fem-dof1-2026-11-27.csv): fem_mesh
 // P1 one dof per node (14.7 per row, longest 27) 2.36 / 2.00x numbered at random, 2.61 / 1.92x along its
 // curve; P2 one dof (27.8, longest 125: 4.5x the mean) 1.73 / 2.32x and 2.11 / 2.76x; P1 three dofs
-// (42.9, longest 81) 2.0 / 2.4x. Outside: geometric (9 per row) 0.82 / 0.71x, P2 three dofs (80.6 per
-// row, longest 375) 0.92 / 0.94x.
+// (42.9, longest 81) 2.0 / 2.4x; P2 three dofs (80.6, longest 375) 1.18 / 1.15x with compact tables
+// (H200, 2026-11-28; 0.92 / 0.94x before). Outside: geometric (9 per row) 0.82 / 0.71x.
 constexpr double kGpuBinnedMinRowLength = 12.0;
-constexpr double kGpuBinnedMaxRowLength = 64.0;
+constexpr double kGpuBinnedMaxRowLength = 96.0;
 constexpr double kGpuBinnedMeshMaxRowSpread = 5.0;
 // A's mean row length over its band's width (2 x max |col - row| + 1) from which the CPU rule tries the
 // diagonal product first. banded (fill 1.0): cpu.dia.spgemm 2.6x (fp64) and 3.5x (fp32) MKL sp2m at 1

@@ -43,6 +43,10 @@ struct SpgemmOptions {
   // Plain radix sort of the task list instead of the segmented sort when it holds fewer tasks than
   // this (Berger et al.'s adaptive sort); -1: the measured default (tuning::spgemm).
   std::int64_t sort_threshold = -1;
+  // cuda.csr.binned: hash tables of 2,048 keys tried before 4,096 and numeric tables of 1,536 and 3,072
+  // slots, used when many rows are tried in the largest table; -1: that count decides (tuning::spgemm),
+  // 0: never, 1: always (tests reach the paths on small products).
+  int compact_tables = -1;
   // CUDA kernels: every launch, copy, CUB and cuSPARSE call, and every allocation from the SpGEMM
   // memory pool, is enqueued on this stream (null: the legacy default stream).
   Stream stream{};

@@ -55,12 +55,14 @@ struct RowPlan {
 };
 
 // Fills plan.lists and plan.count from the row classes (numeric: hash rows by their column count).
-void bin_rows(RowPlan& plan, const std::int64_t* row_nnz, bool numeric, int device, cudaStream_t stream) {
+// mid_tables (numeric): hash rows of 769-1,152 and 1,537-2,304 columns go to the 1,536- and 3,072-slot tables.
+void bin_rows(RowPlan& plan, const std::int64_t* row_nnz, bool numeric, bool mid_tables, int device,
+              cudaStream_t stream) {
   PoolBuffer<unsigned long long> counts(kClasses, "row bin sizes", stream);
   SPKIT_CUDA_CHECK(cudaMemsetAsync(counts.get(), 0, kClasses * sizeof(unsigned long long), stream));
   if (plan.rows > 0) {
     bin_rows_kernel<<<spgemm_grid(plan.rows, 1, device), kSpgemmThreads, 0, stream>>>(
-        plan.row_class.get(), row_nnz, plan.rows, numeric, plan.lists.get(), counts.get());
+        plan.row_class.get(), row_nnz, plan.rows, numeric, mid_tables, plan.lists.get(), counts.get());
     SPKIT_LAUNCH_CHECK("bin_rows_kernel");
   }
   const std::vector<unsigned long long> n = counts.to_host(kClasses);
@@ -82,6 +84,14 @@ void launch_hash_bins(std::integer_sequence<int, kBins...>, const RowPlan& plan,
 using SmallBins = std::integer_sequence<int, 1, 2, 3, 4, 5, 6, 7>;
 using LargestBin = std::integer_sequence<int, 8>;
 static_assert(kHashBins == 8, "SmallBins and LargestBin list the bins");
+
+// Rows tried in the largest table, so many that its shared memory is what limits the warps per SM
+// (fem_mesh P2 with three dofs per node: 59K rows of ~790 columns in 4,096 keys, 12 warps per SM): the
+// symbolic pass tries 2,048 slots first, the numeric pass sizes tables in steps of 1.5x.
+bool many_wide_rows(const RowPlan& plan, int compact_tables, int device) {
+  if (compact_tables >= 0) return compact_tables > 0;
+  return plan.count[kHashBins] >= tuning::spgemm::kBinnedCompactTablesMinRowsPerSm * device_props(device).sm_count;
+}
 
 // The merged rows (one thread each), short and long rows of A.
 template <class T, bool kNumeric>
@@ -134,7 +144,7 @@ void launch_windows(const RowPlan& plan, const std::int64_t* window_offsets, std
 
 template <class T>
 PoolCsrProduct<T> binned_product(const PoolCsr<T>& a, const PoolCsr<T>& b, const detail::StageMarks& marks,
-                                 bool discard, int device, cudaStream_t stream) {
+                                 bool discard, int compact, int device, cudaStream_t stream) {
   const std::int64_t rows = a.rows;
   marks.device("analysis");
   RowPlan plan;
@@ -151,7 +161,7 @@ PoolCsrProduct<T> binned_product(const PoolCsr<T>& a, const PoolCsr<T>& b, const
         plan.row_class.get());
     SPKIT_LAUNCH_CHECK("analyse_rows_kernel");
   }
-  bin_rows(plan, nullptr, false, device, stream);
+  bin_rows(plan, nullptr, false, false, device, stream);
 
   marks.device("symbolic");
   PoolBuffer<std::int64_t> row_nnz(n_rows + 1, "row lengths of C", stream);
@@ -160,11 +170,23 @@ PoolCsrProduct<T> binned_product(const PoolCsr<T>& a, const PoolCsr<T>& b, const
   launch_hash_bins<T, false>(SmallBins{}, plan, a, b, row_nnz.get(), plan.row_class.get(), nullptr, nullptr,
                              nullptr, device, stream);
   marks.device("symbolic 4096-slot rows");
-  launch_hash_bins<T, false>(LargestBin{}, plan, a, b, row_nnz.get(), plan.row_class.get(), nullptr, nullptr,
-                             nullptr, device, stream);
+  const bool compact_tables = many_wide_rows(plan, compact, device);
+  if (compact_tables) {
+    launch_hash_rows<T, false, 32, hash_slots(kHashBins - 1), kRetryInLargestTable>(
+        plan.list(kHashBins), plan.count[kHashBins], a.view(), b.view(), row_nnz.get(), plan.row_class.get(), nullptr,
+        nullptr, nullptr, device, stream);
+    bin_rows(plan, nullptr, false, false, device, stream);
+    launch_hash_rows<T, false, 32, hash_slots(kHashBins)>(plan.list(kRetryInLargestTable),
+                                                          plan.count[kRetryInLargestTable], a.view(), b.view(),
+                                                          row_nnz.get(), plan.row_class.get(), nullptr, nullptr,
+                                                          nullptr, device, stream);
+  } else {
+    launch_hash_bins<T, false>(LargestBin{}, plan, a, b, row_nnz.get(), plan.row_class.get(), nullptr, nullptr,
+                               nullptr, device, stream);
+  }
   marks.device("rebin, hub rows");
   // Rows that overflowed the tried table are windowed now; hash rows go to bins by their column count.
-  bin_rows(plan, row_nnz.get(), true, device, stream);
+  bin_rows(plan, row_nnz.get(), true, compact_tables, device, stream);
   const std::int64_t n_windowed = plan.count[kWindowed];
   PoolBuffer<std::int64_t> window_offsets(static_cast<std::size_t>(n_windowed) + 1, "window offsets", stream);
   std::int64_t windows = 0;
@@ -249,7 +271,13 @@ PoolCsrProduct<T> binned_product(const PoolCsr<T>& a, const PoolCsr<T>& b, const
   launch_merges<T, true>(plan, a, b, nullptr, c.row_ptr.get(), c.col_idx.get(), c.values.get(), device, stream);
   launch_hash_bins<T, true>(SmallBins{}, plan, a, b, nullptr, nullptr, c.row_ptr.get(), c.col_idx.get(),
                             c.values.get(), device, stream);
+  launch_hash_rows<T, true, 32, kHashMidSmallSlots>(plan.list(kHashMidSmall), plan.count[kHashMidSmall], a.view(),
+                                                    b.view(), nullptr, nullptr, c.row_ptr.get(), c.col_idx.get(),
+                                                    c.values.get(), device, stream);
   marks.device("numeric 4096-slot rows");
+  launch_hash_rows<T, true, 32, kHashMidLargeSlots>(plan.list(kHashMidLarge), plan.count[kHashMidLarge], a.view(),
+                                                    b.view(), nullptr, nullptr, c.row_ptr.get(), c.col_idx.get(),
+                                                    c.values.get(), device, stream);
   launch_hash_bins<T, true>(LargestBin{}, plan, a, b, nullptr, nullptr, c.row_ptr.get(), c.col_idx.get(),
                             c.values.get(), device, stream);
   marks.device("numeric windows, hub rows");
@@ -293,7 +321,7 @@ SpgemmResult<T> run_csr_binned(const Csr<T>& a, const Csr<T>& b, const SpgemmOpt
   PoolCsr<T> db;
   if (!same) db = upload_csr_to_pool(b, stream);
   const PoolCsr<T>& dbr = same ? da : db;
-  PoolCsrProduct<T> c = binned_product(da, dbr, marks, o.discard_result, o.device, stream);
+  PoolCsrProduct<T> c = binned_product(da, dbr, marks, o.discard_result, o.compact_tables, o.device, stream);
   SpgemmResult<T> r;
   r.detail = "short rows merged one thread each, hash bins of 32-4096 shared slots, dense windows of " +
              std::to_string(kWindowColumns) + " columns for wide rows, deterministic";

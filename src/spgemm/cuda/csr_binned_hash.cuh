@@ -10,7 +10,9 @@
 namespace spkit::cuda::binned {
 
 constexpr int kHashBlockThreads = 256;
-constexpr int kHashSharedBudget = 96 * 1024;  // per block, opted in above 48 KiB
+// Per block, opted in above 48 KiB: two blocks of it fit the 228 KiB of an H100/H200 SM with the 1 KiB the
+// runtime keeps per block (the 1,536-slot fp64 tables: 6 warps a block, 12 an SM, where 96 KiB held 5).
+constexpr int kHashSharedBudget = 111 * 1024;
 
 template <class T, bool kNumeric>
 constexpr int slot_bytes() { return kNumeric ? 4 + static_cast<int>(sizeof(T)) : 4; }
@@ -22,15 +24,31 @@ constexpr int groups_per_block() {
   return by_shared < 1 ? 1 : (by_shared < by_threads ? by_shared : by_threads);
 }
 
+// The symbolic pass's largest table is tried (rows beyond it go to windows); the others are not.
+constexpr int default_overflow(bool numeric, int slots) {
+  return !numeric && slots == hash_slots(kHashBins) ? kWindowed : -1;
+}
+
 __device__ __forceinline__ unsigned hash_of(std::int32_t col) { return static_cast<unsigned>(col) * 2654435761u; }
+
+// A table of S slots: a power of two, or 1.5 times one (numeric tables sized closer to the row's count).
+template <int S>
+__device__ __forceinline__ unsigned first_slot(std::int32_t col) {
+  if constexpr ((S & (S - 1)) == 0) return hash_of(col) & (S - 1);
+  else return __umulhi(hash_of(col), static_cast<unsigned>(S));
+}
+template <int S>
+__device__ __forceinline__ unsigned next_slot(unsigned h) {
+  if constexpr ((S & (S - 1)) == 0) return (h + 1) & (S - 1);
+  else return h + 1 < static_cast<unsigned>(S) ? h + 1 : 0;
+}
 
 // Inserts col; numeric: adds v to its value (the caller guarantees no other lane holds col in this
 // step). Returns 1 when this call claimed the slot, 0 when col was there, -1 when the group's fill
 // reached `limit` (symbolic bin tried beyond its bound: the row moves to windows).
-template <class T, bool kNumeric, bool kLimited>
-__device__ __forceinline__ int insert(std::int32_t* keys, T* vals, unsigned mask, std::int32_t col, T v,
-                                      int* fill, int limit) {
-  unsigned h = hash_of(col) & mask;
+template <class T, bool kNumeric, bool kLimited, int S>
+__device__ __forceinline__ int insert(std::int32_t* keys, T* vals, std::int32_t col, T v, int* fill, int limit) {
+  unsigned h = first_slot<S>(col);
   for (;;) {
     const std::int32_t k = keys[h];
     if (k == col) {
@@ -51,7 +69,7 @@ __device__ __forceinline__ int insert(std::int32_t* keys, T* vals, unsigned mask
         return 0;
       }
     }
-    h = (h + 1) & mask;
+    h = next_slot<S>(h);
   }
 }
 
@@ -76,15 +94,16 @@ __device__ void bitonic_sort(std::int32_t* keys, T* vals, int n, int gl, unsigne
   }
 }
 
-// Symbolic: row_nnz[i] = columns of row i (a row of the tried bin that overflows is marked windowed).
-// Numeric: the row's entries written sorted at c_row_ptr[i].
-template <class T, bool kNumeric, int G, int S>
+// Symbolic: row_nnz[i] = columns of row i; in a tried table (kOverflowTo >= 0), a row that fills it
+// beyond 3/4 gets class kOverflowTo instead (windows after the largest table; the largest table after a
+// 2,048-slot try). Numeric: the row's entries written sorted at c_row_ptr[i].
+template <class T, bool kNumeric, int G, int S, int kOverflowTo = default_overflow(kNumeric, S)>
 __global__ void __launch_bounds__(kHashBlockThreads)
     hash_rows_kernel(const std::int64_t* rows, std::int64_t n, CsrDeviceView<T> a, CsrDeviceView<T> b,
                      std::int64_t* row_nnz, std::uint8_t* row_class, const std::int64_t* c_row_ptr,
                      std::int32_t* c_col, T* c_val) {
   constexpr int kGroups = groups_per_block<T, kNumeric, G, S>();
-  constexpr bool kLimited = !kNumeric && S == hash_slots(kHashBins);
+  constexpr bool kLimited = !kNumeric && kOverflowTo >= 0;
   constexpr int kLimit = S / 4 * 3;
   extern __shared__ __align__(16) unsigned char smem[];
   __shared__ int fills[kGroups];
@@ -102,7 +121,7 @@ __global__ void __launch_bounds__(kHashBlockThreads)
     const bool overflow = walk_products<G, T, kNumeric, kNumeric, false>(
         a.row_ptr[i], a.row_ptr[i + 1], 0, 0, a, b, nullptr,
         [&](std::int32_t col, T v, auto&&...) {
-          if (!full) full = insert<T, kNumeric, kLimited>(keys, vals, S - 1, col, v, &fills[group], kLimit) < 0;
+          if (!full) full = insert<T, kNumeric, kLimited, S>(keys, vals, col, v, &fills[group], kLimit) < 0;
         },
         [&] {
           if constexpr (kLimited) return __any_sync(gmask, full) != 0;
@@ -111,7 +130,7 @@ __global__ void __launch_bounds__(kHashBlockThreads)
     __syncwarp(gmask);
     if constexpr (!kNumeric) {
       if (overflow) {
-        if (gl == 0) row_class[i] = kWindowed;
+        if (gl == 0) row_class[i] = static_cast<std::uint8_t>(kOverflowTo);
       } else {
         int mine = 0;
         for (int s = gl; s < S; s += G) mine += keys[s] != -1;
@@ -136,18 +155,39 @@ __global__ void __launch_bounds__(kHashBlockThreads)
       }
       int padded = 1;
       while (padded < len) padded *= 2;
-      for (int s = len + gl; s < padded; s += G) keys[s] = -1;  // sorts last as unsigned
-      __syncwarp(gmask);
-      bitonic_sort<T, G>(keys, vals, padded, gl, gmask);
       const std::int64_t out = c_row_ptr[i];
-      for (int e = gl; e < len; e += G) c_col[out + e] = keys[e], c_val[out + e] = vals[e];
+      if (padded <= S) {
+        for (int s = len + gl; s < padded; s += G) keys[s] = -1;  // sorts last as unsigned
+        __syncwarp(gmask);
+        bitonic_sort<T, G>(keys, vals, padded, gl, gmask);
+        for (int e = gl; e < len; e += G) c_col[out + e] = keys[e], c_val[out + e] = vals[e];
+      } else {
+        // A 1.5x table holds up to 1.125x a power of two P (its 3/4): [0, P) and the rest are sorted
+        // apart (the rest padded to a power of two fits: P + P / 8 <= S) and merged on the way out, each
+        // entry placed by its rank in the other run (keys are distinct).
+        const int p = padded / 2, rest = len - p;
+        int padded_rest = 1;
+        while (padded_rest < rest) padded_rest *= 2;
+        for (int s = len + gl; s < p + padded_rest; s += G) keys[s] = -1;
+        __syncwarp(gmask);
+        bitonic_sort<T, G>(keys, vals, p, gl, gmask);
+        bitonic_sort<T, G>(keys + p, vals + p, padded_rest, gl, gmask);
+        for (int e = gl; e < p; e += G) {
+          const auto at = e + lower_bound_col(keys + p, 0, rest, keys[e]);
+          c_col[out + at] = keys[e], c_val[out + at] = vals[e];
+        }
+        for (int e = gl; e < rest; e += G) {
+          const auto at = e + lower_bound_col(keys, 0, p, keys[p + e]);
+          c_col[out + at] = keys[p + e], c_val[out + at] = vals[p + e];
+        }
+      }
     }
     __syncwarp(gmask);
   }
 }
 
 // Launches the kernel of one bin over `n` rows (dynamic shared memory, opted in once above 48 KiB).
-template <class T, bool kNumeric, int G, int S>
+template <class T, bool kNumeric, int G, int S, int kOverflowTo = default_overflow(kNumeric, S)>
 void launch_hash_rows(const std::int64_t* rows, std::int64_t n, const CsrDeviceView<T>& a, const CsrDeviceView<T>& b,
                       std::int64_t* row_nnz, std::uint8_t* row_class, const std::int64_t* c_row_ptr,
                       std::int32_t* c_col, T* c_val, int device, cudaStream_t stream) {
@@ -156,10 +196,10 @@ void launch_hash_rows(const std::int64_t* rows, std::int64_t n, const CsrDeviceV
   constexpr int kShared = kGroups * S * slot_bytes<T, kNumeric>();
   static_assert(kShared <= kHashSharedBudget, "hash tables exceed the shared-memory budget");
   if constexpr (kShared > 48 * 1024)  // per device, so on every launch (cheap)
-    SPKIT_CUDA_CHECK(cudaFuncSetAttribute(hash_rows_kernel<T, kNumeric, G, S>,
+    SPKIT_CUDA_CHECK(cudaFuncSetAttribute(hash_rows_kernel<T, kNumeric, G, S, kOverflowTo>,
                                           cudaFuncAttributeMaxDynamicSharedMemorySize, kShared));
   const int grid = spgemm_grid(n, G, device, kGroups * G);
-  hash_rows_kernel<T, kNumeric, G, S><<<grid, kGroups * G, kShared, stream>>>(rows, n, a, b, row_nnz, row_class,
+  hash_rows_kernel<T, kNumeric, G, S, kOverflowTo><<<grid, kGroups * G, kShared, stream>>>(rows, n, a, b, row_nnz, row_class,
                                                                              c_row_ptr, c_col, c_val);
   SPKIT_LAUNCH_CHECK("hash_rows_kernel");
 }

@@ -11,13 +11,22 @@ namespace spkit::cuda::binned {
 // Row classes. 0: no products. 1-8: one group of lanes per row with a shared hash table of
 // hash_slots(bin) = 32 ... 4,096 slots. 9: dense accumulation per column window (one warp per window).
 // 10, 11: one thread per row merging the rows of B (csr_binned_merge.cuh), rows of A of at most 8 / 16
-// entries.
+// entries. 12, 13 (numeric): rows whose exact column count fits a table of 1,536 / 3,072 slots at 3/4,
+// between the 1,024/2,048 and 2,048/4,096 bins (3/4 of the shared memory of the next power of two);
+// 13 also marks, in the symbolic pass, rows that overflowed the 2,048-slot try (kRetryInLargestTable).
 constexpr int kNoProducts = 0;
 constexpr int kHashBins = 8;
 constexpr int kWindowed = kHashBins + 1;
 constexpr int kMergeShort = kWindowed + 1;
 constexpr int kMergeLong = kMergeShort + 1;
-constexpr int kClasses = kMergeLong + 1;
+constexpr int kHashMidSmall = kMergeLong + 1;
+constexpr int kHashMidLarge = kHashMidSmall + 1;
+constexpr int kClasses = kHashMidLarge + 1;
+// Symbolic pass only: a row of the largest bin that overflowed the 2,048-slot try (many such rows: see
+// csr_binned.cu), tried in the 4,096-slot table next.
+constexpr int kRetryInLargestTable = kHashMidLarge;
+constexpr int kHashMidSmallSlots = 1536;
+constexpr int kHashMidLargeSlots = 3072;
 constexpr int kMergeShortEntries = 8;
 constexpr int kMergeLongEntries = 16;
 static_assert(tuning::spgemm::kBinnedMergeMaxEntries <= kMergeLongEntries, "the merge kernels hold 8 or 16 heads");
@@ -55,9 +64,13 @@ __device__ __forceinline__ int symbolic_class(std::int64_t products, std::int64_
   return products <= tuning::spgemm::kBinnedHashTryMaxProducts ? kHashBins : kWindowed;
 }
 
-__device__ __forceinline__ int numeric_bin(std::int64_t nnz) {
+__device__ __forceinline__ int numeric_bin(std::int64_t nnz, bool mid_tables) {
   for (int bin = 1; bin < kHashBins; ++bin)
-    if (nnz <= numeric_limit(bin)) return bin;
+    if (nnz <= numeric_limit(bin)) {
+      if (mid_tables && bin == kHashBins - 1 && nnz <= kHashMidSmallSlots / 4 * 3) return kHashMidSmall;
+      return bin;
+    }
+  if (mid_tables && nnz <= kHashMidLargeSlots / 4 * 3) return kHashMidLarge;
   return kHashBins;
 }
 
@@ -151,7 +164,7 @@ __device__ __forceinline__ void append_to_class_list(int cls, int first, int las
 // within a list depends on scheduling; no result does (each row is computed by itself).
 // numeric: hash rows are re-binned by their exact column count; windowed and merged rows keep their class.
 __global__ void bin_rows_kernel(const std::uint8_t* row_class, const std::int64_t* row_nnz, std::int64_t rows,
-                                bool numeric, std::int64_t* lists, unsigned long long* counts) {
+                                bool numeric, bool mid_tables, std::int64_t* lists, unsigned long long* counts) {
   const int lane = threadIdx.x & 31;
   const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
   // Whole warps iterate together (ballots below), lanes past the end carry no row.
@@ -161,7 +174,8 @@ __global__ void bin_rows_kernel(const std::uint8_t* row_class, const std::int64_
     int cls = -1;
     if (i < rows) {
       cls = row_class[i];
-      if (numeric && cls != kWindowed && cls != kNoProducts && !is_merge(cls)) cls = numeric_bin(row_nnz[i]);
+      if (numeric && cls != kWindowed && cls != kNoProducts && !is_merge(cls))
+        cls = numeric_bin(row_nnz[i], mid_tables);
     }
     append_to_class_list(cls, 1, kClasses, i, rows, lists, counts);
   }

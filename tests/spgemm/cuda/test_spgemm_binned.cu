@@ -32,12 +32,14 @@ const SpgemmKernelInfo& binned() {
 
 // Runs the kernel twice; checks C against the reference, its structure, and that both runs agree bit for bit.
 template <class T>
-void check_product(const Csr<double>& a64, const Csr<double>& b64, const std::string& name, bool same = false) {
+void check_product(const Csr<double>& a64, const Csr<double>& b64, const std::string& name, bool same = false,
+                   int compact_tables = -1) {
   const Csr<T> a = csr_cast<T>(a64);
   const Csr<T> b_own = csr_cast<T>(b64);
   const Csr<T>& b = same ? a : b_own;
   const std::string where = name + (sizeof(T) == 4 ? " (float)" : " (double)");
   SpgemmOptions o;
+  o.compact_tables = compact_tables;
   o.keep_device_pool = true;
   const SpgemmResult<T> r1 = binned().fn<T>()(a, b, o);
   o.keep_device_pool = false;
@@ -66,9 +68,10 @@ void check_product(const Csr<double>& a64, const Csr<double>& b64, const std::st
       << where << ": values of the second run differ (not deterministic)";
 }
 
-void check_both(const Csr<double>& a, const Csr<double>& b, const std::string& name, bool same = false) {
-  check_product<float>(a, b, name, same);
-  check_product<double>(a, b, name, same);
+void check_both(const Csr<double>& a, const Csr<double>& b, const std::string& name, bool same = false,
+                int compact_tables = -1) {
+  check_product<float>(a, b, name, same, compact_tables);
+  check_product<double>(a, b, name, same, compact_tables);
 }
 
 #define REQUIRE_GPU() \
@@ -76,10 +79,12 @@ void check_both(const Csr<double>& a, const Csr<double>& b, const std::string& n
 
 // Rows of A of these lengths times B with rows of 16 entries: products 16 x length, columns close to that
 // when B is wide, capped by B's columns when narrow (one window, up to 16 windows, more).
-// (Symbolic bins: column bound <= 16, 32, ..., 1,024; numeric: columns <= 24, 48, ..., 3,072.)
+// (Symbolic bins: column bound <= 16, 32, ..., 1,024; numeric: columns <= 24, 48, ..., 3,072, and the
+// 1,536- and 3,072-slot tables for 769-1,152 and 1,537-2,304 columns, whose rows of more than 1,024 /
+// 2,048 columns are sorted in two runs and merged.)
 std::vector<std::int64_t> sweep_lengths() {
-  return {0,  1,  2,  3,  4,  5,   6,   7,   8,   9,   12,  13,  16,  17,   24,   25,   32,  33,
-          48, 49, 64, 65, 96, 97, 128, 129, 192, 193, 194, 200, 256, 512, 1024, 1025, 2000, 6000};
+  return {0,  1,  2,  3,  4,   5,   6,   7,   8,   9,   12,  13,  16,  17,  24,  25,  32,  33,   48,   49,  64,
+          65, 72, 73, 96, 97, 128, 129, 144, 145, 192, 193, 194, 200, 256, 512, 1024, 1025, 2000, 6000};
 }
 
 TEST(CsrBinned, RowsOverEveryBinBoundaryWideRange) {
@@ -89,6 +94,23 @@ TEST(CsrBinned, RowsOverEveryBinBoundaryWideRange) {
   const Csr<double> a = random_rows(static_cast<std::int64_t>(len.size()), inner, len, fresh_seed());
   const Csr<double> b = random_rows(inner, 300'001, std::vector<std::int64_t>(inner, 16), fresh_seed());
   check_both(a, b, "sweep_wide");
+  check_both(a, b, "sweep_wide_compact_tables", false, 1);
+}
+
+// So many rows tried in the largest table (80 per SM) that the compact tables are used: the symbolic
+// pass's 2,048-slot try with its overflow (rows of 1,537+ columns) retried in 4,096 slots, and the numeric
+// pass's 1,536- and 3,072-slot tables with their two sorted runs (rows of 1,025-1,152 and 2,049-2,304
+// columns); lengths of A's rows x 16 entries of B over a wide range put columns either side of each limit.
+TEST(CsrBinned, ManyWideRowsInCompactTables) {
+  REQUIRE_GPU();
+  const std::vector<std::int64_t> cycle = {65, 66, 72, 73, 90, 95, 96, 97, 100, 128, 129, 143, 144, 145, 150, 190, 193};
+  const std::int64_t rows = 80 * static_cast<std::int64_t>(gpu_info().sm_count);
+  std::vector<std::int64_t> len(static_cast<std::size_t>(rows));
+  for (std::int64_t i = 0; i < rows; ++i) len[i] = cycle[i % cycle.size()];
+  const std::int64_t inner = 7000;
+  const Csr<double> a = random_rows(rows, inner, len, fresh_seed());
+  const Csr<double> b = random_rows(inner, 300'001, std::vector<std::int64_t>(inner, 16), fresh_seed());
+  check_both(a, b, "many_wide_rows");
 }
 
 TEST(CsrBinned, RowsOverEveryBinBoundaryNarrowRange) {
