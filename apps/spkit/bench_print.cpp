@@ -195,9 +195,10 @@ void print_absent(const std::vector<std::string>& absent) {
 void print_spgemm_summary(const std::vector<SpgemmBenchEntry>& entries) {
   if (entries.empty()) return;
   std::printf("\nSpGEMM C = A A (total ms, GFLOPS = 2 x products / total; vs cuSPARSE best / vs MKL best = the "
-              "fastest cuSPARSE algorithm's / MKL variant's time over this one's, in the same run)\n");
-  std::printf("%-18s %-6s %-28s %10s %8s %9s %8s %10s %-7s\n", "matrix", "prec", "kernel", "total_ms", "GFLOPS",
-              "vs_cusp_b", "vs_mkl_b", "C nnz", "status");
+              "fastest cuSPARSE algorithm's / MKL variant's time over this one's, in the same run; peak_MB = memory the "
+              "product took at its peak: device pool or resident set)\n");
+  std::printf("%-18s %-6s %-28s %10s %8s %9s %8s %10s %8s %-7s\n", "matrix", "prec", "kernel", "total_ms", "GFLOPS",
+              "vs_cusp_b", "vs_mkl_b", "C nnz", "peak_MB", "status");
   const auto ratio = [](double v) { return v > 0 ? fmt::format("{:.2f}x", v) : std::string("-"); };
   for (const auto& e : entries) {
     if (!e.skipped.empty()) {
@@ -206,13 +207,15 @@ void print_spgemm_summary(const std::vector<SpgemmBenchEntry>& entries) {
     }
     if (!e.instance.empty()) std::printf("%-18s on %s\n", e.matrix.c_str(), e.instance.c_str());
     for (const auto& r : e.results) {
+      const std::string peak =
+          r.peak_bytes >= 0 ? fmt::format("{:.1f}", static_cast<double>(r.peak_bytes) / 1e6) : std::string("-");
       if (r.status == "ok")
-        std::printf("%-18s %-6s %-28s %10.3f %8.3f %9s %8s %10lld %-7s\n", e.matrix.c_str(), r.precision.c_str(),
+        std::printf("%-18s %-6s %-28s %10.3f %8.3f %9s %8s %10lld %8s %-7s\n", e.matrix.c_str(), r.precision.c_str(),
                     r.kernel.c_str(), r.total_ms, r.gflops, ratio(r.vs_cusparse_best).c_str(),
-                    ratio(r.vs_mkl_best).c_str(), static_cast<long long>(r.out_nnz), "ok");
+                    ratio(r.vs_mkl_best).c_str(), static_cast<long long>(r.out_nnz), peak.c_str(), "ok");
       else
-        std::printf("%-18s %-6s %-28s %10s %8s %9s %8s %10s %-7s %s\n", e.matrix.c_str(), r.precision.c_str(),
-                    r.kernel.c_str(), "-", "-", "-", "-", "-", r.status.c_str(), r.note.c_str());
+        std::printf("%-18s %-6s %-28s %10s %8s %9s %8s %10s %8s %-7s %s\n", e.matrix.c_str(), r.precision.c_str(),
+                    r.kernel.c_str(), "-", "-", "-", "-", "-", "-", r.status.c_str(), r.note.c_str());
     }
   }
   std::fflush(stdout);

@@ -51,9 +51,9 @@ std::string stages_text(const SpgemmRow& r) {
 }
 
 void print_table(const std::vector<SpgemmRow>& rows) {
-  std::printf("%-28s %-6s %3s %10s %11s %10s %10s %8s %7s %7s %9s %9s %9s %-7s %s\n", "kernel", "prec", "thr",
+  std::printf("%-28s %-6s %3s %10s %11s %10s %10s %8s %7s %7s %9s %9s %9s %8s %-7s %s\n", "kernel", "prec", "thr",
               "total_ms", "C nnz", "C blocks", "tasks", "GFLOPS", "vs_cusp", "vs_mkl", "vs_cusp_b", "vs_mkl_b",
-              "rel_err", "status", "stages (ms; * = not in total) / note");
+              "rel_err", "peak_MB", "status", "stages (ms; * = not in total) / note");
   auto ratio = [](double v) {
     char b[16] = "-";
     if (v > 0) std::snprintf(b, sizeof b, "%.2fx", v);
@@ -61,8 +61,8 @@ void print_table(const std::vector<SpgemmRow>& rows) {
   };
   for (const auto& r : rows) {
     if (r.status == "skipped") {
-      std::printf("%-28s %-6s %3d %10s %11s %10s %10s %8s %7s %7s %9s %9s %9s %-7s %s\n", r.kernel.c_str(),
-                  r.precision.c_str(), r.threads, "-", "-", "-", "-", "-", "-", "-", "-", "-", "-", "skipped",
+      std::printf("%-28s %-6s %3d %10s %11s %10s %10s %8s %7s %7s %9s %9s %9s %8s %-7s %s\n", r.kernel.c_str(),
+                  r.precision.c_str(), r.threads, "-", "-", "-", "-", "-", "-", "-", "-", "-", "-", "-", "skipped",
                   r.note.c_str());
       continue;
     }
@@ -70,10 +70,12 @@ void print_table(const std::vector<SpgemmRow>& rows) {
     const std::string tasks = r.tasks >= 0 ? std::to_string(r.tasks) : "-";
     std::string tail = stages_text(r);
     if (!r.note.empty()) tail += " | " + r.note;
-    std::printf("%-28s %-6s %3d %10.4g %11lld %10s %10s %8.3f %7s %7s %9s %9s %9.2e %-7s %s\n", r.kernel.c_str(),
+    char peak[16] = "-";
+    if (r.peak_bytes >= 0) std::snprintf(peak, sizeof peak, "%.1f", static_cast<double>(r.peak_bytes) / 1e6);
+    std::printf("%-28s %-6s %3d %10.4g %11lld %10s %10s %8.3f %7s %7s %9s %9s %9.2e %8s %-7s %s\n", r.kernel.c_str(),
                 r.precision.c_str(), r.threads, r.total_ms, static_cast<long long>(r.out_nnz), blocks.c_str(),
                 tasks.c_str(), r.gflops, ratio(r.vs_cusparse).c_str(), ratio(r.vs_mkl).c_str(),
-                ratio(r.vs_cusparse_best).c_str(), ratio(r.vs_mkl_best).c_str(), r.rel_error, r.status.c_str(),
+                ratio(r.vs_cusparse_best).c_str(), ratio(r.vs_mkl_best).c_str(), r.rel_error, peak, r.status.c_str(),
                 tail.c_str());
   }
   // Which algorithm was each vendor's best, per precision (the rows of one precision share it).
@@ -88,7 +90,9 @@ void print_table(const std::vector<SpgemmRow>& rows) {
   }
   std::printf("(vs_cusp / vs_mkl: the baseline's total time / this kernel's, same precision; > 1 is faster; "
               "vs_cusp_b / vs_mkl_b: the same against the fastest algorithm of cuSPARSE / MKL. "
-              "GFLOPS = 2 x intermediate products / total)\n");
+              "GFLOPS = 2 x intermediate products / total; peak_MB: memory the first product took at its peak, "
+              "device pool for GPU kernels, resident set for CPU kernels: a lower bound where a library reuses "
+              "memory an earlier product left, as MKL does)\n");
 }
 
 int run_spgemm_command(const SpgemmArgs& args) {

@@ -93,6 +93,7 @@ void finish_row(SpgemmRow& r, const SpgemmKernelInfo& k, SpgemmTiming<T>& timed,
   r.total_ms = detail::median(timed.total_ms);
   if (!timed.total_ms.empty()) r.min_total_ms = *std::min_element(timed.total_ms.begin(), timed.total_ms.end());
   r.out_nnz = res.c.nnz();
+  r.peak_bytes = timed.peak_bytes;
   r.out_blocks = res.out_blocks;
   r.tasks = res.tasks;
   r.note = join_note(r.note, res.detail);
@@ -328,6 +329,7 @@ std::string spgemm_rows_to_json(const std::vector<SpgemmRow>& rows, int indent) 
                    {"vs_mkl", r.vs_mkl},
                    {"rel_error", r.rel_error},
                    {"max_abs_error", r.max_abs_error},
+                   {"peak_bytes", r.peak_bytes},
                    {"status", r.status},
                    {"note", r.note},
                    {"cusparse_best", r.cusparse_best},
@@ -350,7 +352,7 @@ std::string spgemm_rows_to_csv(const std::vector<SpgemmRow>& rows, const std::st
   if (header)
     out << "kernel,format,backend,precision,arithmetic,threads,comparison,stages,total_ms,min_total_ms,out_nnz,out_blocks,tasks,"
          "products,gflops,vs_cusparse,vs_mkl,rel_error,max_abs_error,status,note,cusparse_best,vs_cusparse_best,mkl_best,"
-         "vs_mkl_best\n";
+         "vs_mkl_best,peak_bytes\n";
   for (const auto& r : rows) {
     std::string stages;
     for (const auto& s : r.stages) {
@@ -365,7 +367,7 @@ std::string spgemm_rows_to_csv(const std::vector<SpgemmRow>& rows, const std::st
         << r.out_nnz << "," << r.out_blocks << "," << r.tasks << "," << r.products << "," << r.gflops << ","
         << r.vs_cusparse << "," << r.vs_mkl << "," << r.rel_error << "," << r.max_abs_error << "," << r.status << ","
         << quoted(r.note) << "," << quoted(r.cusparse_best) << "," << r.vs_cusparse_best << "," << quoted(r.mkl_best)
-        << "," << r.vs_mkl_best << "\n";
+        << "," << r.vs_mkl_best << "," << r.peak_bytes << "\n";
   }
   return out.str();
 }
@@ -403,6 +405,7 @@ void write_spgemm_bench(const std::string& dir, const std::vector<SpgemmBenchEnt
       x.products = r.value("products", std::int64_t{0}), x.gflops = r.value("gflops", 0.0);
       x.vs_cusparse = r.value("vs_cusparse", 0.0), x.vs_mkl = r.value("vs_mkl", 0.0);
       x.rel_error = r.value("rel_error", 0.0), x.max_abs_error = r.value("max_abs_error", 0.0);
+      x.peak_bytes = r.value("peak_bytes", std::int64_t{-1});
       x.status = r.value("status", ""), x.note = r.value("note", "");
       x.cusparse_best = r.value("cusparse_best", ""), x.vs_cusparse_best = r.value("vs_cusparse_best", 0.0);
       x.mkl_best = r.value("mkl_best", ""), x.vs_mkl_best = r.value("vs_mkl_best", 0.0);

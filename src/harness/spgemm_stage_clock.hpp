@@ -2,6 +2,7 @@
 // The harness's SpgemmStageRecorder: keeps each stage's time and the product time of every timed kernel
 // call, and gives the medians. The clocks themselves are the derived classes: the host one
 // (spgemm_timing.cpp) and the CUDA one (spgemm_timing.cu).
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -45,6 +46,14 @@ std::unique_ptr<SpgemmStageClock> make_host_stage_clock();
 #ifdef SPKIT_HAVE_CUDA
 // Host stages by a steady clock, device stages by CUDA events on `stream`.
 std::unique_ptr<SpgemmStageClock> make_cuda_stage_clock(Stream stream);
+// Bytes in use in the device's SpGEMM pool (every CUDA SpGEMM kernel allocates from it) after the device
+// is idle, with its high-water mark reset there; and that mark after a product: -1 when it cannot be read.
+std::int64_t device_pool_used_reset_peak(int device);
+std::int64_t device_pool_peak(int device);
 #endif
+// The process's resident bytes with the high-water mark reset there (Linux: VmRSS, and 5 written to
+// /proc/self/clear_refs); and that mark (VmHWM) after a product: -1 where either cannot be done.
+std::int64_t resident_reset_peak();
+std::int64_t resident_peak();
 
 }  // namespace spkit::harness_detail

@@ -3,6 +3,8 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
+#include <fstream>
 #include <optional>
 
 #include "harness/spgemm_stage_clock.hpp"
@@ -97,6 +99,28 @@ class HostStageClock final : public SpgemmStageClock {
 
 std::unique_ptr<SpgemmStageClock> make_host_stage_clock() { return std::make_unique<HostStageClock>(); }
 
+namespace {
+// A "Key:   123 kB" line of /proc/self/status, in bytes; -1 when absent.
+std::int64_t status_bytes(const char* key) {
+  std::ifstream in("/proc/self/status");
+  std::string line;
+  const std::string prefix = std::string(key) + ":";
+  while (std::getline(in, line))
+    if (line.compare(0, prefix.size(), prefix) == 0) return std::atoll(line.c_str() + prefix.size()) * 1024;
+  return -1;
+}
+}  // namespace
+
+std::int64_t resident_reset_peak() {
+  {
+    std::ofstream clear("/proc/self/clear_refs");
+    if (!(clear << "5" << std::flush)) return -1;
+  }
+  return status_bytes("VmRSS");
+}
+
+std::int64_t resident_peak() { return status_bytes("VmHWM"); }
+
 }  // namespace spkit::harness_detail
 
 namespace spkit::harness {
@@ -121,9 +145,28 @@ SpgemmTiming<T> time_spgemm(const SpgemmKernelInfo& k, const Csr<T>& a, const Cs
     // Only the last call's C is returned (and checked): CUDA kernels may leave the others' on the device.
     opts.discard_result = k.backend == Backend::cuda && run + 1 < runs;
     t.result = SpgemmResult<T>();  // the previous C goes before the next product starts
+    // The first call's memory peak, outside its timed stages: the device pool's for a CUDA kernel, the
+    // process's resident set for a CPU kernel (pages a later call reuses would not show).
+    const bool probe = run == 0;
+    std::int64_t before = -1;
+#ifdef SPKIT_HAVE_CUDA
+    if (probe) before = k.backend == Backend::cuda ? harness_detail::device_pool_used_reset_peak(opts.device)
+                                                   : harness_detail::resident_reset_peak();
+#else
+    if (probe) before = harness_detail::resident_reset_peak();
+#endif
     clock->begin_call(run >= warmup);
     t.result = fn(a, b, opts);
     clock->end_call();
+    if (probe && before >= 0) {
+#ifdef SPKIT_HAVE_CUDA
+      const std::int64_t peak =
+          k.backend == Backend::cuda ? harness_detail::device_pool_peak(opts.device) : harness_detail::resident_peak();
+#else
+      const std::int64_t peak = harness_detail::resident_peak();
+#endif
+      if (peak >= 0) t.peak_bytes = std::max<std::int64_t>(0, peak - before);
+    }
   }
   t.stages = clock->median_stages();
   t.total_ms = clock->totals();

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <cstdint>
 #include <string>
 #include <thread>
 #include <vector>
@@ -174,6 +175,44 @@ TEST(SpgemmTiming, WarmupUntimedMediansPerStageTotalsFromProductStages) {
   EXPECT_GE(t.total_ms[2], 3.0);
   EXPECT_LT(t.total_ms[2], 30.0);
   EXPECT_EQ(t.result.c.row_ptr, a.row_ptr);
+}
+
+// The first call's memory peak: a CPU "kernel" that touches 64 MiB of fresh memory in its first call only
+// (the peak is read around that call), and one that takes nothing beyond its C.
+TEST(SpgemmTiming, FirstCallsMemoryPeak) {
+  const Csr<double> a = random_rows(5, 5, {1, 1, 1, 1, 1}, 3);
+  const auto kernel = [](std::size_t first_call_bytes) {
+    SpgemmKernelInfo k;
+    k.name = "test.allocating";
+    k.backend = Backend::cpu;
+    k.run_f64 = [first_call_bytes, call = 0](const Csr<double>& x, const Csr<double>&,
+                                              const SpgemmOptions& o) mutable {
+      if (o.recorder) o.recorder->begin_stage("work", true, StageSite::host);
+      if (call++ == 0 && first_call_bytes > 0) {
+        std::vector<char> scratch(first_call_bytes, 1);  // every page written
+        EXPECT_EQ(scratch[first_call_bytes / 2], 1);
+      }
+      if (o.recorder) o.recorder->end_stages();
+      SpgemmResult<double> r;
+      r.c = x;
+      return r;
+    };
+    return k;
+  };
+  SpgemmTimingOptions timing;
+  timing.warmup = 1;
+  timing.reps = 2;
+  const SpgemmTiming<double> big = time_spgemm(kernel(std::size_t{64} << 20), a, a, SpgemmOptions{}, timing);
+  const SpgemmTiming<double> none = time_spgemm(kernel(0), a, a, SpgemmOptions{}, timing);
+#ifdef __linux__
+  ASSERT_GE(big.peak_bytes, 0) << "the resident-set high-water mark could not be reset or read";
+  EXPECT_GE(big.peak_bytes, std::int64_t{60} << 20);
+  EXPECT_LT(big.peak_bytes, std::int64_t{256} << 20);
+  ASSERT_GE(none.peak_bytes, 0);
+  EXPECT_LT(none.peak_bytes, std::int64_t{16} << 20);
+#else
+  GTEST_SKIP() << "the resident-set peak is read on Linux only (peak_bytes " << big.peak_bytes << ")";
+#endif
 }
 
 TEST(SpgemmTiming, DeviceKernelsDownloadOnlyTheLastC) {

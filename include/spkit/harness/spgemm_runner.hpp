@@ -54,6 +54,8 @@ struct SpgemmRow {
   std::string cusparse_best, mkl_best;
   double vs_cusparse_best = 0, vs_mkl_best = 0;
   double rel_error = 0, max_abs_error = 0;  // against the fp64 reference
+  // Memory the product took at its peak on its backend (SpgemmTiming::peak_bytes); -1: not read.
+  std::int64_t peak_bytes = -1;
   std::string status;                // "ok", "FAILED", "skipped"
   std::string note;                  // the kernel's detail, or why it was skipped / failed
 };

@@ -3,6 +3,7 @@
 // calls of a kernel, each computing C once while a stage recorder times its stages (a steady clock for
 // host stages; CUDA events on the kernel's stream for device stages, which start from an idle device and
 // end when the device reaches them). The product time of a call is the sum of its stages with in_total.
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -27,6 +28,11 @@ struct SpgemmTiming {
   SpgemmResult<T> result;           // the last call's C and what the kernel reported
   std::vector<SpgemmStage> stages;  // in pipeline order
   std::vector<double> total_ms;     // each timed call's product time
+  // Memory the first call took at its peak beyond what was in use before it: CUDA kernels, the device's
+  // SpGEMM pool (A and B uploaded, work arrays, C; not cuSPARSE's own workspace); CPU kernels, the
+  // process's resident set (C included; a lower bound where a library reuses memory an earlier product
+  // left, as MKL does); -1 where it cannot be read.
+  std::int64_t peak_bytes = -1;
 };
 
 // Runs k on C = A B warm-up + timed times. The device pool keeps what a product took until the last
