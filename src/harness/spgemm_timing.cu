@@ -5,7 +5,6 @@
 // run ends with a wait on its last event, before the next host stage's clock starts. The product time
 // of a run of device stages is the time between its first and last events.
 #include <chrono>
-#include <exception>
 #include <optional>
 #include <string>
 #include <vector>
@@ -13,6 +12,7 @@
 #include "harness/spgemm_stage_clock.hpp"
 #include "kernels/cuda/cuda_common.cuh"
 #include "spgemm/cuda/spgemm_cuda_common.cuh"
+#include "spkit/device.hpp"
 
 namespace spkit::harness_detail {
 namespace {
@@ -125,33 +125,33 @@ std::unique_ptr<SpgemmStageClock> make_cuda_stage_clock(Stream stream) {
   return std::make_unique<CudaStageClock>(stream);
 }
 
-// Both -1 without a usable device (a fake CUDA kernel in a test on a machine without one).
+// Both -1 without a device (a fake CUDA kernel in a test on a machine without one) or when the pool's
+// attributes cannot be read (that error cleared, so that no later launch check reports it); a failed
+// synchronization is the product's error and throws.
 std::int64_t device_pool_used_reset_peak(int device) {
-  try {
-    cuda::set_device(device);
-    if (cudaDeviceSynchronize() != cudaSuccess) return -1;
-    const cudaMemPool_t pool = cuda::spgemm_pool(device);
-    std::uint64_t used = 0, zero = 0;
-    if (cudaMemPoolGetAttribute(pool, cudaMemPoolAttrUsedMemCurrent, &used) != cudaSuccess ||
-        cudaMemPoolSetAttribute(pool, cudaMemPoolAttrUsedMemHigh, &zero) != cudaSuccess)
-      return -1;
-    return static_cast<std::int64_t>(used);
-  } catch (const std::exception&) {
+  if (gpu_count() == 0) return -1;
+  cuda::set_device(device);
+  SPKIT_CUDA_CHECK(cudaDeviceSynchronize());
+  const cudaMemPool_t pool = cuda::spgemm_pool(device);
+  std::uint64_t used = 0, zero = 0;
+  if (cudaMemPoolGetAttribute(pool, cudaMemPoolAttrUsedMemCurrent, &used) != cudaSuccess ||
+      cudaMemPoolSetAttribute(pool, cudaMemPoolAttrUsedMemHigh, &zero) != cudaSuccess) {
+    (void)cudaGetLastError();
     return -1;
   }
+  return static_cast<std::int64_t>(used);
 }
 
 std::int64_t device_pool_peak(int device) {
-  try {
-    cuda::set_device(device);
-    if (cudaDeviceSynchronize() != cudaSuccess) return -1;
-    std::uint64_t high = 0;
-    if (cudaMemPoolGetAttribute(cuda::spgemm_pool(device), cudaMemPoolAttrUsedMemHigh, &high) != cudaSuccess)
-      return -1;
-    return static_cast<std::int64_t>(high);
-  } catch (const std::exception&) {
+  if (gpu_count() == 0) return -1;
+  cuda::set_device(device);
+  SPKIT_CUDA_CHECK(cudaDeviceSynchronize());
+  std::uint64_t high = 0;
+  if (cudaMemPoolGetAttribute(cuda::spgemm_pool(device), cudaMemPoolAttrUsedMemHigh, &high) != cudaSuccess) {
+    (void)cudaGetLastError();
     return -1;
   }
+  return static_cast<std::int64_t>(high);
 }
 
 }  // namespace spkit::harness_detail
