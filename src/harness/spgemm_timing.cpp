@@ -124,6 +124,19 @@ std::int64_t resident_peak() { return status_bytes("VmHWM"); }
 }  // namespace spkit::harness_detail
 
 namespace spkit::harness {
+namespace {
+
+// reset: memory in use on a kernel's backend, its high-water mark reset there; else that mark (-1: unknown).
+std::int64_t memory_probe(Backend backend, int device, bool reset) {
+#ifdef SPKIT_HAVE_CUDA
+  if (backend == Backend::cuda)
+    return reset ? harness_detail::device_pool_used_reset_peak(device) : harness_detail::device_pool_peak(device);
+#endif
+  (void)backend, (void)device;
+  return reset ? harness_detail::resident_reset_peak() : harness_detail::resident_peak();
+}
+
+}  // namespace
 
 template <class T>
 SpgemmTiming<T> time_spgemm(const SpgemmKernelInfo& k, const Csr<T>& a, const Csr<T>& b, SpgemmOptions opts,
@@ -148,23 +161,12 @@ SpgemmTiming<T> time_spgemm(const SpgemmKernelInfo& k, const Csr<T>& a, const Cs
     // The first call's memory peak, outside its timed stages: the device pool's for a CUDA kernel, the
     // process's resident set for a CPU kernel (pages a later call reuses would not show).
     const bool probe = run == 0;
-    std::int64_t before = -1;
-#ifdef SPKIT_HAVE_CUDA
-    if (probe) before = k.backend == Backend::cuda ? harness_detail::device_pool_used_reset_peak(opts.device)
-                                                   : harness_detail::resident_reset_peak();
-#else
-    if (probe) before = harness_detail::resident_reset_peak();
-#endif
+    const std::int64_t before = probe ? memory_probe(k.backend, opts.device, true) : -1;
     clock->begin_call(run >= warmup);
     t.result = fn(a, b, opts);
     clock->end_call();
-    if (probe && before >= 0) {
-#ifdef SPKIT_HAVE_CUDA
-      const std::int64_t peak =
-          k.backend == Backend::cuda ? harness_detail::device_pool_peak(opts.device) : harness_detail::resident_peak();
-#else
-      const std::int64_t peak = harness_detail::resident_peak();
-#endif
+    if (before >= 0) {
+      const std::int64_t peak = memory_probe(k.backend, opts.device, false);
       if (peak >= 0) t.peak_bytes = std::max<std::int64_t>(0, peak - before);
     }
   }

@@ -104,7 +104,7 @@ __global__ void __launch_bounds__(kHashBlockThreads)
                      std::int32_t* c_col, T* c_val) {
   constexpr int kGroups = groups_per_block<T, kNumeric, G, S>();
   constexpr bool kLimited = !kNumeric && kOverflowTo >= 0;
-  constexpr int kLimit = S / 4 * 3;
+  constexpr int kLimit = static_cast<int>(fill_limit(S));
   extern __shared__ __align__(16) unsigned char smem[];
   __shared__ int fills[kGroups];
   const int group = threadIdx.x / G, gl = threadIdx.x % G;  // blockDim.x is kGroups * G

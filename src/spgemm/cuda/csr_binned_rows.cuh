@@ -39,7 +39,8 @@ static_assert(kWindowColumns % 1024 == 0, "a window is a whole number of 32-bit 
 // except the largest, which is tried when the bound exceeds it and abandoned past 3/4 full.
 __host__ __device__ constexpr std::int64_t symbolic_limit(int bin) { return hash_slots(bin) / 2; }
 // Numeric bins know each row's exact column count: up to 3/4 of the slots.
-__host__ __device__ constexpr std::int64_t numeric_limit(int bin) { return hash_slots(bin) / 4 * 3; }
+__host__ __device__ constexpr std::int64_t fill_limit(int slots) { return slots / 4 * 3; }
+__host__ __device__ constexpr std::int64_t numeric_limit(int bin) { return fill_limit(hash_slots(bin)); }
 
 // Bits needed to write v.
 __host__ __device__ constexpr int bit_width(std::uint64_t v) {
@@ -67,10 +68,10 @@ __device__ __forceinline__ int symbolic_class(std::int64_t products, std::int64_
 __device__ __forceinline__ int numeric_bin(std::int64_t nnz, bool mid_tables) {
   for (int bin = 1; bin < kHashBins; ++bin)
     if (nnz <= numeric_limit(bin)) {
-      if (mid_tables && bin == kHashBins - 1 && nnz <= kHashMidSmallSlots / 4 * 3) return kHashMidSmall;
+      if (mid_tables && bin == kHashBins - 1 && nnz <= fill_limit(kHashMidSmallSlots)) return kHashMidSmall;
       return bin;
     }
-  if (mid_tables && nnz <= kHashMidLargeSlots / 4 * 3) return kHashMidLarge;
+  if (mid_tables && nnz <= fill_limit(kHashMidLargeSlots)) return kHashMidLarge;
   return kHashBins;
 }
 
