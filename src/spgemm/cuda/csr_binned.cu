@@ -322,18 +322,10 @@ SpgemmResult<T> run_csr_binned(const Csr<T>& a, const Csr<T>& b, const SpgemmOpt
   if (!same) db = upload_csr_to_pool(b, stream);
   const PoolCsr<T>& dbr = same ? da : db;
   PoolCsrProduct<T> c = binned_product(da, dbr, marks, o.discard_result, o.compact_tables, o.device, stream);
-  SpgemmResult<T> r;
-  r.detail = "short rows merged one thread each, hash bins of 32-4096 shared slots, dense windows of " +
-             std::to_string(kWindowColumns) + " columns for wide rows, deterministic";
-  if (!o.discard_result) {  // discarded: C stays on the device (the harness's timed repetitions)
-    r.c = c.to_host(a.rows, b.cols);
-    marks.host("to CSR", false);
-    drop_zeros_and_sort(r.c);  // rows are sorted already: this drops the exact zeros
-    marks.end();
-  }
-  c = PoolCsrProduct<T>();
-  release_spgemm_pool(o, stream);
-  return r;
+  return finish_csr_product(c, a.rows, b.cols,
+                            "short rows merged one thread each, hash bins of 32-4096 shared slots, dense windows of " +
+                                std::to_string(kWindowColumns) + " columns for wide rows, deterministic",
+                            marks, o, stream);
 }
 
 }  // namespace

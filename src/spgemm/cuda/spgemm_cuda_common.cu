@@ -14,6 +14,7 @@ void register_cuda_spgemm_kernels(SpgemmRegistry& reg) {
   cuda::register_cusparse_spgemm_kernel(reg);
   cuda::register_csr_hash_spgemm_kernel(reg);
   cuda::register_csr_binned_spgemm_kernel(reg);
+  cuda::register_csr_dense_blocks_spgemm_kernel(reg);
 }
 
 namespace cuda {

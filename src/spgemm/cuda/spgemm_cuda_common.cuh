@@ -182,11 +182,31 @@ inline void end_product_stages(const detail::StageMarks& marks, bool discard) {
   if (discard) marks.end(); else marks.host("download", false);
 }
 
+// The end of a CSR product kernel, after end_product_stages: C comes to the host (unless discarded: it stays
+// on the device, the harness's timed repetitions) with its exact zeros dropped (rows must be sorted), and the
+// pool is released. Returns the result with `detail`.
+template <class T>
+SpgemmResult<T> finish_csr_product(PoolCsrProduct<T>& c, std::int64_t rows, std::int64_t cols, std::string detail,
+                                   const detail::StageMarks& marks, const SpgemmOptions& o, cudaStream_t stream) {
+  SpgemmResult<T> r;
+  r.detail = std::move(detail);
+  if (!o.discard_result) {
+    r.c = c.to_host(rows, cols);
+    marks.host("to CSR", false);
+    drop_zeros_and_sort(r.c);  // rows are sorted already: this drops the exact zeros
+    marks.end();
+  }
+  c = PoolCsrProduct<T>();
+  release_spgemm_pool(o, stream);
+  return r;
+}
+
 // Registration (one per file), called by register_cuda_spgemm_kernels().
 void register_bmsparse_spgemm_kernels(SpgemmRegistry& reg);
 void register_cusparse_spgemm_kernel(SpgemmRegistry& reg);
 void register_csr_hash_spgemm_kernel(SpgemmRegistry& reg);
 void register_csr_binned_spgemm_kernel(SpgemmRegistry& reg);
+void register_csr_dense_blocks_spgemm_kernel(SpgemmRegistry& reg);
 
 }  // namespace spkit::cuda
 

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "common/test_matrices.hpp"
+#include "spgemm/cuda/product_check.hpp"
 #include "spkit/device.hpp"
 #include "spkit/error.hpp"
 #include "spkit/gen.hpp"
@@ -30,42 +31,12 @@ const SpgemmKernelInfo& binned() {
   return *k;
 }
 
-// Runs the kernel twice; checks C against the reference, its structure, and that both runs agree bit for bit.
 template <class T>
 void check_product(const Csr<double>& a64, const Csr<double>& b64, const std::string& name, bool same = false,
                    int compact_tables = -1) {
-  const Csr<T> a = csr_cast<T>(a64);
-  const Csr<T> b_own = csr_cast<T>(b64);
-  const Csr<T>& b = same ? a : b_own;
-  const std::string where = name + (sizeof(T) == 4 ? " (float)" : " (double)");
   SpgemmOptions o;
   o.compact_tables = compact_tables;
-  o.keep_device_pool = true;
-  const SpgemmResult<T> r1 = binned().fn<T>()(a, b, o);
-  o.keep_device_pool = false;
-  const SpgemmResult<T> r2 = binned().fn<T>()(a, b, o);
-  const Csr<T>& c = r1.c;
-  const SpgemmCheck chk = check_spgemm(a, b, c, sizeof(T) == 4 ? 0x1p-24 : 0x1p-53);
-  EXPECT_TRUE(chk.ok) << where << ": " << chk.message << " (" << chk.pattern_mismatches << " mismatches)";
-  ASSERT_EQ(c.rows, a.rows) << where;
-  ASSERT_EQ(c.cols, b.cols) << where;
-  ASSERT_EQ(c.row_ptr.size(), static_cast<std::size_t>(a.rows + 1)) << where;
-  for (std::int64_t i = 0; i < c.rows; ++i)
-    for (std::int64_t p = c.row_ptr[i] + 1; p < c.row_ptr[i + 1]; ++p)
-      if (c.col_idx[p - 1] >= c.col_idx[p]) {
-        ADD_FAILURE() << where << ": row " << i << " not strictly increasing at " << p;
-        return;
-      }
-  for (std::int64_t p = 0; p < c.nnz(); ++p)
-    if (c.values[p] == T(0)) {
-      ADD_FAILURE() << where << ": stores an exact zero at " << p;
-      return;
-    }
-  EXPECT_EQ(r2.c.row_ptr, c.row_ptr) << where << ": second run differs";
-  EXPECT_EQ(r2.c.col_idx, c.col_idx) << where << ": second run differs";
-  ASSERT_EQ(r2.c.values.size(), c.values.size()) << where;
-  EXPECT_EQ(0, c.values.empty() ? 0 : std::memcmp(r2.c.values.data(), c.values.data(), c.values.size() * sizeof(T)))
-      << where << ": values of the second run differ (not deterministic)";
+  check_deterministic_product<T>(binned(), a64, b64, name, same, o);
 }
 
 void check_both(const Csr<double>& a, const Csr<double>& b, const std::string& name, bool same = false,
