@@ -85,7 +85,7 @@ using SpgemmFn = std::function<SpgemmResult<T>(const Csr<T>& a, const Csr<T>& b,
 
 struct SpgemmKernelInfo {
   std::string name;         // dotted: backend.format.variant (cpu.csr.gustavson, cuda.bmsparse.tc_fp16, ...)
-  Format format = Format::csr;  // the format the product runs in (csr or bmsparse)
+  Format format = Format::csr;  // the format the product runs in (csr, bmsparse; dia and bsr refuse other structures)
   Backend backend = Backend::cpu;
   bool parallel = false;    // uses SpgemmOptions::threads
   bool comparison = false;  // a vendor baseline (cuda.cusparse.spgemm, ref.mkl.sp2m)

@@ -29,6 +29,7 @@ void register_cuda_bmsparse_kernels(Registry&);
 void register_cuda_cusparse_kernels(Registry&);
 void register_cuda_dia_kernels(Registry&);
 void register_cuda_sell_kernels(Registry&);
+void register_cuda_bsr_kernels(Registry&);
 #endif
 #ifdef SPKIT_HAVE_MKL
 void register_ref_mkl_kernels(Registry&);
@@ -66,6 +67,7 @@ const Registry& registry() {
     register_cuda_cusparse_kernels(reg);
     register_cuda_dia_kernels(reg);
     register_cuda_sell_kernels(reg);
+    register_cuda_bsr_kernels(reg);
 #endif
 #ifdef SPKIT_HAVE_MKL
     register_ref_mkl_kernels(reg);

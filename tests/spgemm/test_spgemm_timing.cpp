@@ -72,12 +72,24 @@ TEST_P(EverySpgemmKernel, SameProductWithoutRecorder) {
   }
 }
 
+// Every entry of m as a full b x b block (values from random_csr).
+Csr<double> in_blocks(const Csr<double>& m, int b) {
+  std::vector<std::vector<std::int32_t>> rows(static_cast<std::size_t>(m.rows * b));
+  for (std::int64_t i = 0; i < m.rows; ++i)
+    for (int r = 0; r < b; ++r)
+      for (std::int64_t p = m.row_ptr[i]; p < m.row_ptr[i + 1]; ++p)
+        for (int c = 0; c < b; ++c) rows[static_cast<std::size_t>(i * b + r)].push_back(m.col_idx[p] * b + c);
+  return random_csr(m.rows * b, m.cols * b, 5, rows);
+}
+
 TEST_P(EverySpgemmKernel, ReportsStagesInOrderAndEndsOnce) {
   const SpgemmKernelInfo* k = spgemm_registry().find(GetParam());
   ASSERT_NE(k, nullptr);
   if (k->backend == Backend::cuda && gpu_count() == 0)
     GTEST_SKIP() << "no CUDA device on this machine: " << k->name << " compiled but not run";
-  const Csr<double> a = banded_csr(37, 37, {-9, -1, 0, 1, 9}, false);
+  // A kernel on dense blocks (Format::bsr) gets the same band in 3x3 blocks.
+  const Csr<double> band = banded_csr(37, 37, {-9, -1, 0, 1, 9}, false);
+  const Csr<double> a = k->format == Format::bsr ? in_blocks(band, 3) : band;
   ListingRecorder listing;
   SpgemmOptions o;
   o.recorder = &listing;

@@ -522,7 +522,7 @@ SpgemmResult<T> run_csr_dense_blocks(const Csr<T>& a, const Csr<T>& b, const Spg
 void register_csr_dense_blocks_spgemm_kernel(SpgemmRegistry& reg) {
   SpgemmKernelInfo k;
   k.name = kName;
-  k.format = Format::csr;
+  k.format = Format::bsr;  // computes on the blocks; refuses matrices not made of them
   k.backend = Backend::cuda;
   k.description =
       "Gustavson's row-wise product over the dense 2x2-4x4 blocks of vector-valued finite-element matrices: one "
