@@ -8,7 +8,8 @@
 //        cusparseSpGEMM is faster, and auto says so and runs it. Matrices whose rows are all full b x b
 //        blocks (three-dof finite elements) go to the dense-block kernel first, ahead of bmSparse too
 //        (H200: 6.7x cusparseSpGEMM on a randomly numbered P2 mesh, 2.0-2.5x bmSparse where 8x8 tiles are full).
-//   CPU: block products pay only when blocks are nearly full (banded: 2.1x MKL in fp32); otherwise the
+//   CPU: full dof blocks go to the block-wise Gustavson (1.9-4.1x MKL on 3-dof meshes, dev box); bmSparse's
+//        block products pay only when blocks are nearly full (banded: 2.1x MKL in fp32); otherwise the
 //        dense-accumulator Gustavson, or the hash one when B is too wide for a dense row per thread. On
 //        short rows of C (road, 5- and 7-point stencils) the hash one was 5-31 % faster until the dense
 //        one sorted such rows instead of scanning their span; since, the dense one is faster there (lap2d
@@ -23,6 +24,7 @@
 
 #include "spkit/error.hpp"
 #include "spkit/spgemm.hpp"
+#include "spgemm/spgemm_util.hpp"
 #include "spkit/stats.hpp"
 #include "tuning.hpp"
 
@@ -125,6 +127,15 @@ std::vector<SpgemmSelection> spgemm_candidates(const MatrixStats& a, std::int64_
     add("cuda.csr.binned", "");
     add("cuda.bmsparse.cc", "");
   } else {
+    // Full b x b dof blocks (finite-element vector problems in any node numbering): one accumulator slot per
+    // block of C (2M non-zeros, fp64, 1 thread: fem 68-81 against MKL's 249-258 ms on the dev box, fem_mesh P2
+    // in random order 319 against 1,340 on the 16-core host; docs/perf/spgemm-cpu.md). It refuses B not blocked
+    // alike.
+    if (a.bsr_block >= 2 && a.bsr_fill >= 1.0) {
+      const std::string b = std::to_string(a.bsr_block);
+      add("cpu.bsr.spgemm", fill + ", every row made of full " + b + "x" + b +
+                                " blocks: block-wise Gustavson SpGEMM (one accumulator slot per block of C)");
+    }
     // A nearly full band (banded, tridiagonal): the diagonal product first; it refuses, cheaply, matrices
     // whose diagonals have gaps or are too many, and the rule's next kernel runs.
     const double band = 2.0 * static_cast<double>(a.max_diag_distance) + 1.0;
@@ -172,27 +183,6 @@ SpgemmSelection select_spgemm_kernel(const MatrixStats& a, std::int64_t b_cols, 
   return spgemm_candidates(a, b_cols, backend, precision).front();
 }
 
-// The largest b in {4, 3, 2} for which every row of a is made of aligned full b x b blocks (vector-valued
-// finite-element matrices numbered node by node); 0 when none. O(nnz), stops at the first break.
-template <class T>
-int full_block_size(const Csr<T>& a) {
-  for (int b : {4, 3, 2}) {
-    if (a.rows == 0 || a.rows % b != 0 || a.cols % b != 0) continue;
-    bool good = true;
-    for (std::int64_t r = 0; good && r < a.rows; r += b) {
-      const std::int64_t p0 = a.row_ptr[r], len = a.row_ptr[r + 1] - p0;
-      good = len % b == 0;
-      for (int i = 1; good && i < b; ++i) good = a.row_ptr[r + i + 1] - a.row_ptr[r + i] == len;
-      for (std::int64_t t = 0; good && t < len; t += b)
-        for (int i = 0; good && i < b; ++i)
-          for (int j = 0; good && j < b; ++j)
-            good = a.col_idx[p0 + i * len + t + j] == a.col_idx[p0 + t] + j && a.col_idx[p0 + t] % b == 0;
-    }
-    if (good) return b;
-  }
-  return 0;
-}
-
 template <class T>
 MatrixStats spgemm_selector_stats(const Csr<T>& a) {
   MatrixStats s;
@@ -219,7 +209,7 @@ MatrixStats spgemm_selector_stats(const Csr<T>& a) {
       blocks += std::unique(cols.begin(), cols.end()) - cols.begin();
     }
   }
-  s.bsr_block = full_block_size(a);
+  s.bsr_block = detail::full_block_size(a);
   if (s.bsr_block > 0) {
     s.bsr_blocks = s.nnz / (s.bsr_block * s.bsr_block);
     s.bsr_fill = 1.0;

@@ -10,6 +10,7 @@ namespace spkit {
 void register_cpu_csr_spgemm(SpgemmRegistry&);
 void register_cpu_bmsparse_spgemm(SpgemmRegistry&);
 void register_cpu_dia_spgemm(SpgemmRegistry&);
+void register_cpu_bsr_spgemm(SpgemmRegistry&);
 #ifdef SPKIT_HAVE_CUDA
 void register_cuda_spgemm_kernels(SpgemmRegistry& reg);  // src/spgemm/cuda/spgemm_cuda_common.cu
 #endif
@@ -23,6 +24,7 @@ const SpgemmRegistry& spgemm_registry() {
     register_cpu_csr_spgemm(reg);
     register_cpu_bmsparse_spgemm(reg);
     register_cpu_dia_spgemm(reg);
+    register_cpu_bsr_spgemm(reg);
 #ifdef SPKIT_HAVE_CUDA
     register_cuda_spgemm_kernels(reg);
 #endif

@@ -47,6 +47,33 @@ Csr<double> banded_csr(std::int64_t rows, std::int64_t cols, const std::vector<s
   return a;
 }
 
+Csr<double> full_blocks_csr(std::int64_t block_rows, std::int64_t block_cols, int b,
+                            const std::vector<std::vector<std::int32_t>>& pattern, std::uint64_t seed) {
+  std::vector<std::vector<std::int32_t>> rows(static_cast<std::size_t>(block_rows * b));
+  for (std::int64_t I = 0; I < block_rows; ++I) {
+    std::vector<std::int32_t> cols = pattern[static_cast<std::size_t>(I)];
+    std::sort(cols.begin(), cols.end());
+    for (int i = 0; i < b; ++i)
+      for (std::int32_t J : cols)
+        for (int j = 0; j < b; ++j) rows[static_cast<std::size_t>(I * b + i)].push_back(J * b + j);
+  }
+  return random_csr(block_rows * b, block_cols * b, seed, rows);
+}
+
+std::vector<std::vector<std::int32_t>> random_block_pattern(std::int64_t block_cols,
+                                                            const std::vector<std::int64_t>& lengths, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::vector<std::vector<std::int32_t>> p;
+  for (std::int64_t len : lengths) {
+    std::vector<std::int32_t> all(static_cast<std::size_t>(block_cols));
+    for (std::int64_t j = 0; j < block_cols; ++j) all[static_cast<std::size_t>(j)] = static_cast<std::int32_t>(j);
+    std::shuffle(all.begin(), all.end(), rng);
+    all.resize(static_cast<std::size_t>(std::min(len, block_cols)));
+    p.push_back(all);
+  }
+  return p;
+}
+
 Csr<double> random_rows(std::int64_t rows, std::int64_t cols, const std::vector<std::int64_t>& lengths,
                         std::uint64_t seed) {
   std::mt19937_64 rng(seed ^ 0x9e3779b97f4a7c15ull);

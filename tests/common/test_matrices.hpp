@@ -31,6 +31,14 @@ Csr<double> banded_csr(std::int64_t rows, std::int64_t cols, const std::vector<s
 Csr<double> random_rows(std::int64_t rows, std::int64_t cols, const std::vector<std::int64_t>& lengths,
                         std::uint64_t seed);
 
+// A matrix of full b x b blocks (dof blocks): block row I holds the block columns pattern[I] (any order);
+// values random, never zero.
+Csr<double> full_blocks_csr(std::int64_t block_rows, std::int64_t block_cols, int b,
+                            const std::vector<std::vector<std::int32_t>>& pattern, std::uint64_t seed);
+// Block row I gets lengths[I] distinct block columns, uniform in [0, block_cols).
+std::vector<std::vector<std::int32_t>> random_block_pattern(std::int64_t block_cols,
+                                                            const std::vector<std::int64_t>& lengths, std::uint64_t seed);
+
 // Hand-made edge cases: empty, 1x1, empty rows, one dense row, a dense column, non-square both
 // ways, sizes that are not multiples of 8 / 32 / the hack size, one row holding most non-zeros.
 std::vector<NamedMatrix> edge_case_matrices();

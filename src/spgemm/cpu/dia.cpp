@@ -141,30 +141,6 @@ std::int64_t write_rows(const Csr<T>& a, const Csr<T>& b, const DiagonalPlan& pl
   return zeros;
 }
 
-// Drops the exact zeros of C (cancellation), as Gustavson's kernels do.
-template <class T>
-void drop_exact_zeros(Csr<T>& c, int threads) {
-  std::vector<std::int64_t> kept(static_cast<std::size_t>(c.rows) + 1, 0);
-#pragma omp parallel for num_threads(threads) schedule(static)
-  for (std::int64_t i = 0; i < c.rows; ++i) {
-    std::int64_t n = 0;
-    for (std::int64_t p = c.row_ptr[i]; p < c.row_ptr[i + 1]; ++p) n += c.values[p] != T(0);
-    kept[i + 1] = n;
-  }
-  for (std::int64_t i = 0; i < c.rows; ++i) kept[i + 1] += kept[i];
-  std::vector<std::int32_t> col(static_cast<std::size_t>(kept.back()));
-  std::vector<T> val(static_cast<std::size_t>(kept.back()));
-#pragma omp parallel for num_threads(threads) schedule(static)
-  for (std::int64_t i = 0; i < c.rows; ++i) {
-    std::int64_t w = kept[i];
-    for (std::int64_t p = c.row_ptr[i]; p < c.row_ptr[i + 1]; ++p)
-      if (c.values[p] != T(0)) col[w] = c.col_idx[p], val[w] = c.values[p], ++w;
-  }
-  c.col_idx = std::move(col);
-  c.values = std::move(val);
-  c.row_ptr = std::move(kept);
-}
-
 template <class T>
 SpgemmResult<T> dia_spgemm(const Csr<T>& a, const Csr<T>& b, const SpgemmOptions& opts) {
   detail::check_spgemm_shapes(a, b);
@@ -236,7 +212,7 @@ SpgemmResult<T> dia_spgemm(const Csr<T>& a, const Csr<T>& b, const SpgemmOptions
       if (first < last) zeros += write_rows(a, b, plan, edge, rp, first, last, c.col_idx.data(), c.values.data(), 0);
     }
   }
-  if (zeros > 0) drop_exact_zeros(c, threads);
+  if (zeros > 0) detail::drop_exact_zeros(c, threads);
   marks.end();
   SpgemmResult<T> r;
   r.c = std::move(c);

@@ -31,35 +31,6 @@ const SpgemmKernelInfo& dense_blocks() {
 #define REQUIRE_GPU() \
   if (gpu_count() == 0) GTEST_SKIP() << "no CUDA device on this machine: cuda.csr.dense_blocks compiled but not run"
 
-// A matrix of full b x b blocks: block row I holds the block columns block_cols[I]; values random, never zero.
-Csr<double> blocked(std::int64_t block_rows, std::int64_t block_cols, int b,
-                    const std::vector<std::vector<std::int32_t>>& pattern, std::uint64_t seed) {
-  std::vector<std::vector<std::int32_t>> rows(static_cast<std::size_t>(block_rows * b));
-  for (std::int64_t I = 0; I < block_rows; ++I) {
-    std::vector<std::int32_t> cols = pattern[static_cast<std::size_t>(I)];
-    std::sort(cols.begin(), cols.end());
-    for (int i = 0; i < b; ++i)
-      for (std::int32_t J : cols)
-        for (int j = 0; j < b; ++j) rows[static_cast<std::size_t>(I * b + i)].push_back(J * b + j);
-  }
-  return random_csr(block_rows * b, block_cols * b, seed, rows);
-}
-
-// Block row I gets lengths[I] distinct block columns, uniform in [0, block_cols).
-std::vector<std::vector<std::int32_t>> random_pattern(std::int64_t block_cols, const std::vector<std::int64_t>& lengths,
-                                                      std::uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  std::vector<std::vector<std::int32_t>> p;
-  for (std::int64_t len : lengths) {
-    std::vector<std::int32_t> all(static_cast<std::size_t>(block_cols));
-    for (std::int64_t j = 0; j < block_cols; ++j) all[static_cast<std::size_t>(j)] = static_cast<std::int32_t>(j);
-    std::shuffle(all.begin(), all.end(), rng);
-    all.resize(static_cast<std::size_t>(std::min(len, block_cols)));
-    p.push_back(all);
-  }
-  return p;
-}
-
 template <class T>
 void check_product(const Csr<double>& a64, const Csr<double>& b64, const std::string& name, bool same = false) {
   const SpgemmResult<T> r = check_deterministic_product<T>(dense_blocks(), a64, b64, name, same);
@@ -83,15 +54,15 @@ TEST(CsrDenseBlocks, EachBlockSizeSquareAndRectangular) {
     std::vector<std::int64_t> len(static_cast<std::size_t>(n));
     for (auto& l : len) l = static_cast<std::int64_t>(rng() % 12);
     len[3] = 0, len[50] = 40, len[51] = 1;
-    const Csr<double> a = blocked(n, n, b, random_pattern(n, len, rng()), rng());
+    const Csr<double> a = full_blocks_csr(n, n, b, random_block_pattern(n, len, rng()), rng());
     check_both(a, a, "A*A, " + std::to_string(b) + "x" + std::to_string(b), true);
     // A (n x 61 blocks) times B (61 x 23 blocks), B with empty block rows.
     std::vector<std::int64_t> la(static_cast<std::size_t>(n)), lb(61);
     for (auto& l : la) l = static_cast<std::int64_t>(rng() % 9);
     for (auto& l : lb) l = static_cast<std::int64_t>(rng() % 6);
     lb[0] = 0, lb[7] = 0;
-    const Csr<double> ra = blocked(n, 61, b, random_pattern(61, la, rng()), rng());
-    const Csr<double> rb = blocked(61, 23, b, random_pattern(23, lb, rng()), rng());
+    const Csr<double> ra = full_blocks_csr(n, 61, b, random_block_pattern(61, la, rng()), rng());
+    const Csr<double> rb = full_blocks_csr(61, 23, b, random_block_pattern(23, lb, rng()), rng());
     check_both(ra, rb, "rectangular, " + std::to_string(b) + "x" + std::to_string(b));
   }
 }
@@ -108,11 +79,11 @@ TEST(CsrDenseBlocks, WideBlockRowsAcrossTheTiers) {
   for (std::size_t i = 0; i < la.size(); ++i) la[i] = 1 + static_cast<std::int64_t>(i);  // 1..64 blocks of B each
   // A is 64 x 3000 blocks: block row i reaches i + 1 block rows of B, each of 32 blocks: up to ~2,000 columns.
   for (auto& l : lb) l = 32;
-  const Csr<double> a = blocked(64, n, 2, random_pattern(n, la, rng()), rng());
-  const Csr<double> b = blocked(n, n, 2, random_pattern(n, lb, rng()), rng());
+  const Csr<double> a = full_blocks_csr(64, n, 2, random_block_pattern(n, la, rng()), rng());
+  const Csr<double> b = full_blocks_csr(n, n, 2, random_block_pattern(n, lb, rng()), rng());
   check_both(a, b, "wide rows, 2x2");
-  const Csr<double> a3 = blocked(64, n, 3, random_pattern(n, la, rng()), rng());
-  const Csr<double> b3 = blocked(n, n, 3, random_pattern(n, lb, rng()), rng());
+  const Csr<double> a3 = full_blocks_csr(64, n, 3, random_block_pattern(n, la, rng()), rng());
+  const Csr<double> b3 = full_blocks_csr(n, n, 3, random_block_pattern(n, lb, rng()), rng());
   check_product<float>(a3, b3, "wide rows, 3x3");
 }
 
@@ -127,8 +98,8 @@ TEST(CsrDenseBlocks, TooWideRowIsRefusedAndAutoComputesC) {
   la[1] = n;  // block row 1 of A reaches every block row of B, each holding its diagonal block: 6,000 blocks
   std::vector<std::vector<std::int32_t>> pb(static_cast<std::size_t>(n));
   for (std::int64_t k = 0; k < n; ++k) pb[static_cast<std::size_t>(k)] = {static_cast<std::int32_t>(k)};
-  const Csr<double> a = blocked(4, n, 4, random_pattern(n, la, rng()), rng());
-  const Csr<double> b = blocked(n, n, 4, pb, rng());
+  const Csr<double> a = full_blocks_csr(4, n, 4, random_block_pattern(n, la, rng()), rng());
+  const Csr<double> b = full_blocks_csr(n, n, 4, pb, rng());
   try {
     dense_blocks().run_f64(a, b, SpgemmOptions{});
     ADD_FAILURE() << "expected NotApplicable for a block row of 6,000 4x4 blocks in fp64";
@@ -151,9 +122,9 @@ TEST(CsrDenseBlocks, WholeBlocksCancel) {
   for (int I = 0; I < 10; ++I) pa[static_cast<std::size_t>(I)] = {static_cast<std::int32_t>(I % 5), static_cast<std::int32_t>(I % 5 + 5)};
   pa[9] = {2};  // no partner: its block row of C stays
   for (int I = 0; I < 10; ++I) pb[static_cast<std::size_t>(I)] = {0, 3, 7};
-  Csr<double> a = blocked(10, 10, b, pa, 11);
+  Csr<double> a = full_blocks_csr(10, 10, b, pa, 11);
   for (auto& v : a.values) v = 1.0;
-  Csr<double> m = blocked(10, 10, b, pb, 12);
+  Csr<double> m = full_blocks_csr(10, 10, b, pb, 12);
   for (std::int64_t r = 5 * b; r < 10 * b; ++r)  // block row I + 5 of B = - block row I
     for (std::int64_t q = m.row_ptr[r], s = m.row_ptr[r - 5 * b]; q < m.row_ptr[r + 1]; ++q, ++s)
       m.values[q] = -m.values[s];
@@ -172,7 +143,7 @@ TEST(CsrDenseBlocks, WholeBlocksCancel) {
 // Not made of full blocks: one entry missing, a block off its alignment, a dimension not divisible.
 TEST(CsrDenseBlocks, RefusesMatricesThatAreNotBlocked) {
   REQUIRE_GPU();
-  const Csr<double> full = blocked(6, 6, 3, random_pattern(6, {2, 3, 1, 0, 4, 2}, 5), 6);
+  const Csr<double> full = full_blocks_csr(6, 6, 3, random_block_pattern(6, {2, 3, 1, 0, 4, 2}, 5), 6);
   EXPECT_NO_THROW(dense_blocks().run_f64(full, full, SpgemmOptions{}));
   Csr<double> holed = full;  // drop the last entry of row 4
   holed.col_idx.erase(holed.col_idx.begin() + holed.row_ptr[5] - 1);
