@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <limits>
 #include <utility>
+#include <vector>
 
 #include "spkit/formats/csr.hpp"
 
@@ -35,6 +36,17 @@ void for_each_block(const Csr<T>& csr, int dim, std::int64_t block_row, OnBlock&
     }
     on_block(bc, nr, run_begin, run_end);
   }
+}
+
+// Non-empty dim x dim blocks per block row (OpenMP over block rows): the BSR kernels' block counts.
+template <class T>
+std::vector<std::int64_t> blocks_per_block_row(const Csr<T>& a, int dim, int threads) {
+  const std::int64_t block_rows = (a.rows + dim - 1) / dim;
+  std::vector<std::int64_t> count(static_cast<std::size_t>(block_rows), 0);
+#pragma omp parallel for num_threads(threads) schedule(dynamic, 256)
+  for (std::int64_t br = 0; br < block_rows; ++br)
+    for_each_block(a, dim, br, [&](std::int64_t, int, const std::int64_t*, const std::int64_t*) { ++count[br]; });
+  return count;
 }
 
 template <class T, class OnBlock>

@@ -64,6 +64,21 @@ inline double with_gathers(double eff, std::uint64_t bytes, const MatrixStats& s
   return own > 0 ? eff * own / (own + isolated_gather_bytes(s, b)) : eff;
 }
 
+// BSR at MatrixStats' block size (cpu.bsr.omp, cuda.bsr.group): why it does not apply (no non-zeros, blocks that
+// would store more than tuning::kCpuBsrMaxFill entries per non-zero), empty when it does; and its bytes: b*b
+// values and a `col_bytes` column per block, block-row offsets (x and y not included).
+inline std::string bsr_refusal(const MatrixStats& s) {
+  if (s.bsr_block == 0 || s.nnz == 0) return "no non-zeros";
+  if (s.bsr_fill > tuning::kCpuBsrMaxFill)
+    return std::to_string(s.bsr_block) + "x" + std::to_string(s.bsr_block) + " blocks would store too many explicit zeros";
+  return "";
+}
+inline std::uint64_t bsr_block_bytes(const MatrixStats& s, Precision p, int col_bytes) {
+  const int b = s.bsr_block;
+  return static_cast<std::uint64_t>(s.bsr_blocks) * (static_cast<std::uint64_t>(b * b) * value_bytes(p) + col_bytes) +
+         static_cast<std::uint64_t>((s.rows + b - 1) / b + 1) * 8;
+}
+
 inline std::string percent(double fraction) {
   return std::to_string(static_cast<int>(std::lround(fraction * 100))) + "%";
 }

@@ -25,17 +25,6 @@
 namespace spkit {
 namespace {
 
-// Blocks per block row at block size b.
-template <class T>
-std::vector<std::int64_t> blocks_per_row(const Csr<T>& a, int b, int threads) {
-  const std::int64_t block_rows = (a.rows + b - 1) / b;
-  std::vector<std::int64_t> count(static_cast<std::size_t>(block_rows), 0);
-#pragma omp parallel for num_threads(threads) schedule(dynamic, 256)
-  for (std::int64_t br = 0; br < block_rows; ++br)
-    detail::for_each_block(a, b, br, [&](std::int64_t, int, const std::int64_t*, const std::int64_t*) { ++count[br]; });
-  return count;
-}
-
 template <class T>
 class BsrOmp : public CpuSpmvPlan<T> {
  public:
@@ -79,7 +68,7 @@ class BsrOmp : public CpuSpmvPlan<T> {
   void choose_block(const Csr<T>& a) {
     double best_bytes = 0, best_fill = 0;
     for (int b = kMinBlock; b <= kMaxBlock; ++b) {
-      std::vector<std::int64_t> count = blocks_per_row(a, b, threads_);
+      std::vector<std::int64_t> count = detail::blocks_per_block_row(a, b, threads_);
       std::int64_t blocks = 0;
       for (std::int64_t c : count) blocks += c;
       const double fill = static_cast<double>(blocks) * b * b / static_cast<double>(nnz_);
@@ -234,15 +223,10 @@ class BsrOmp : public CpuSpmvPlan<T> {
 // escapes: a far-reaching mesh is costed at 32 bits even where its deltas mostly fit), block-row offsets,
 // x and y.
 CostEstimate bsr_cost(const MatrixStats& s, Precision p, const PlanOptions& o) {
-  if (s.bsr_block == 0 || s.nnz == 0) return cost::not_applicable("no non-zeros");
-  if (s.bsr_fill > tuning::kCpuBsrMaxFill)
-    return cost::not_applicable(std::to_string(s.bsr_block) + "x" + std::to_string(s.bsr_block) +
-                                " blocks would store too many explicit zeros");
+  if (const std::string why = cost::bsr_refusal(s); !why.empty()) return cost::not_applicable(why);
   const int b = s.bsr_block;
   const bool narrow = s.max_diag_distance / b + 1 < (1 << 15);
-  const std::uint64_t block_bytes =
-      static_cast<std::uint64_t>(s.bsr_blocks) * (static_cast<std::uint64_t>(b * b) * cost::value_bytes(p) + (narrow ? 2 : 4)) +
-      static_cast<std::uint64_t>((s.rows + b - 1) / b + 1) * 8;
+  const std::uint64_t block_bytes = cost::bsr_block_bytes(s, p, narrow ? 2 : 4);
   CostEstimate e;
   e.applicable = true;
   e.bytes = block_bytes + cost::vector_bytes(s, p);

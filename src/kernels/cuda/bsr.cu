@@ -6,6 +6,7 @@
 // size is detected at plan time as cpu.bsr.omp does it (the b whose blocks move the fewest bytes, refused where
 // blocks would store more than tuning::kCpuBsrMaxFill entries per non-zero or move more than CSR).
 #include <cuda_runtime.h>
+#include <omp.h>
 
 #include <algorithm>
 #include <cstdint>
@@ -13,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "formats/bm_blocks.hpp"
 #include "kernels/cost_model.hpp"
 #include "kernels/cuda/cuda_common.cuh"
 #include "spkit/error.hpp"
@@ -60,21 +62,6 @@ __global__ void __launch_bounds__(kBsrThreads)
     for (int r = 0; r < B; ++r)
       if (lane == r && br < block_rows && br * B + r < rows) store_axpby(y + br * B + r, alpha, acc[r], beta);
   }
-}
-
-// Blocks per block row at block size b (distinct block columns of its b rows; columns sorted within rows).
-template <class T>
-std::vector<std::int64_t> count_blocks(const Csr<T>& a, int b) {
-  const std::int64_t block_rows = (a.rows + b - 1) / b;
-  std::vector<std::int64_t> count(static_cast<std::size_t>(block_rows), 0);
-  std::vector<std::int64_t> seen(static_cast<std::size_t>((a.cols + b - 1) / b), -1);
-  for (std::int64_t br = 0; br < block_rows; ++br)
-    for (std::int64_t i = br * b; i < std::min(a.rows, br * b + b); ++i)
-      for (std::int64_t p = a.row_ptr[i]; p < a.row_ptr[i + 1]; ++p) {
-        auto& s = seen[static_cast<std::size_t>(a.col_idx[p] / b)];
-        if (s != br) s = br, ++count[static_cast<std::size_t>(br)];
-      }
-  return count;
 }
 
 template <class T>
@@ -135,11 +122,13 @@ class BsrGroupPlan : public CudaSpmvPlan<T> {
   void choose_block(const Csr<T>& a) {
     double best = 0;
     for (int b = 2; b <= 4; ++b) {
+      std::vector<std::int64_t> count = detail::blocks_per_block_row(a, b, omp_get_max_threads());
       std::int64_t blocks = 0;
-      for (std::int64_t c : count_blocks(a, b)) blocks += c;
+      for (std::int64_t c : count) blocks += c;
       const double fill = static_cast<double>(blocks) * b * b / static_cast<double>(this->nnz_);
       const double bytes = static_cast<double>(blocks) * (b * b * sizeof(T) + 4);
-      if (fill <= tuning::kCpuBsrMaxFill && (best == 0 || bytes < best)) best = bytes, b_ = b, blocks_ = blocks;
+      if (fill <= tuning::kCpuBsrMaxFill && (best == 0 || bytes < best))
+        best = bytes, b_ = b, blocks_ = blocks, count_ = std::move(count);
     }
     if (b_ == 0) throw NotApplicable("cuda.bsr.group: 2x2-4x4 blocks would store too many explicit zeros");
     if (best >= static_cast<double>(this->nnz_) * (4 + sizeof(T)))
@@ -147,39 +136,33 @@ class BsrGroupPlan : public CudaSpmvPlan<T> {
     block_rows_ = (this->rows_ + b_ - 1) / b_;
   }
 
+  // Blocks in block-row order, each row-major with explicit zeros, a 32-bit block column each.
   void fill(const Csr<T>& a) {
     const int b = b_;
-    const std::vector<std::int64_t> count = count_blocks(a, b);
     std::vector<std::int64_t> bptr(static_cast<std::size_t>(block_rows_) + 1, 0);
-    for (std::int64_t br = 0; br < block_rows_; ++br) bptr[br + 1] = bptr[br] + count[static_cast<std::size_t>(br)];
+    for (std::int64_t br = 0; br < block_rows_; ++br) bptr[br + 1] = bptr[br] + count_[static_cast<std::size_t>(br)];
     std::vector<std::int32_t> bcol(static_cast<std::size_t>(blocks_));
     std::vector<T> values(static_cast<std::size_t>(blocks_) * b * b, T(0));
-    std::vector<std::int64_t> cursor(static_cast<std::size_t>(b));
+#pragma omp parallel for schedule(dynamic, 256)
     for (std::int64_t br = 0; br < block_rows_; ++br) {
-      // Merge the block row's rows by column: blocks in increasing block column.
-      const std::int64_t r0 = br * b, nr = std::min<std::int64_t>(b, this->rows_ - r0);
-      for (int r = 0; r < nr; ++r) cursor[r] = a.row_ptr[r0 + r];
-      std::int64_t k = bptr[br] - 1, current = -1;
-      for (;;) {
-        std::int64_t next = std::numeric_limits<std::int64_t>::max();
-        for (int r = 0; r < nr; ++r)
-          if (cursor[r] < a.row_ptr[r0 + r + 1]) next = std::min<std::int64_t>(next, a.col_idx[cursor[r]] / b);
-        if (next == std::numeric_limits<std::int64_t>::max()) break;
-        if (next != current) current = next, bcol[++k] = static_cast<std::int32_t>(next);
-        for (int r = 0; r < nr; ++r)
-          while (cursor[r] < a.row_ptr[r0 + r + 1] && a.col_idx[cursor[r]] / b == next) {
-            values[static_cast<std::size_t>(k) * b * b + r * b + a.col_idx[cursor[r]] % b] = a.values[cursor[r]];
-            ++cursor[r];
-          }
-      }
+      std::int64_t k = bptr[br];
+      detail::for_each_block(a, b, br, [&](std::int64_t bc, int rows, const std::int64_t* begin, const std::int64_t* end) {
+        bcol[k] = static_cast<std::int32_t>(bc);
+        for (int r = 0; r < rows; ++r)
+          for (std::int64_t p = begin[r]; p < end[r]; ++p)
+            values[static_cast<std::size_t>(k) * b * b + r * b + a.col_idx[p] % b] = a.values[p];
+        ++k;
+      });
     }
     bptr_ = upload(bptr, "BSR block-row offsets");
     bcol_ = upload(bcol, "BSR block columns");
     values_ = upload(values, "BSR values");
+    count_ = {};
   }
 
   int b_ = 0, group_ = 2;
   std::int64_t blocks_ = 0, block_rows_ = 0;
+  std::vector<std::int64_t> count_;  // blocks per block row, until fill()
   DeviceBuffer<std::int64_t> bptr_;
   DeviceBuffer<std::int32_t> bcol_;
   DeviceBuffer<T> values_;
@@ -194,14 +177,9 @@ namespace {
 // offsets, x and y) at the binned CSR kernel's efficiency (the same streaming loads and gathers of x; not
 // fitted apart: the tuner times it where the model ranks it near the top).
 CostEstimate bsr_group_cost(const MatrixStats& s, Precision p, const PlanOptions&) {
-  if (s.bsr_block == 0 || s.nnz == 0) return cost::not_applicable("no non-zeros");
-  if (s.bsr_fill > tuning::kCpuBsrMaxFill)
-    return cost::not_applicable(std::to_string(s.bsr_block) + "x" + std::to_string(s.bsr_block) +
-                                " blocks would store too many explicit zeros");
+  if (const std::string why = cost::bsr_refusal(s); !why.empty()) return cost::not_applicable(why);
   const int b = s.bsr_block;
-  const std::uint64_t block_bytes =
-      static_cast<std::uint64_t>(s.bsr_blocks) * (static_cast<std::uint64_t>(b * b) * cost::value_bytes(p) + 4) +
-      static_cast<std::uint64_t>((s.rows + b - 1) / b + 1) * 8;
+  const std::uint64_t block_bytes = cost::bsr_block_bytes(s, p, 4);
   CostEstimate e;
   e.applicable = true;
   e.bytes = block_bytes + cost::vector_bytes(s, p);

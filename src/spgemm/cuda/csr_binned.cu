@@ -304,24 +304,15 @@ void require_sorted_rows(const Csr<T>& m, const char* which) {
 
 template <class T>
 SpgemmResult<T> run_csr_binned(const Csr<T>& a, const Csr<T>& b, const SpgemmOptions& o) {
-  if (a.cols != b.rows)
-    throw Error(std::string(kName) + ": A is " + std::to_string(a.rows) + "x" + std::to_string(a.cols) +
-                " but B is " + std::to_string(b.rows) + "x" + std::to_string(b.cols));
+  require_product_shapes(a, b, kName);
   set_device(o.device);
   const cudaStream_t stream = cuda_stream(o.stream);
   const detail::StageMarks marks(o);
-  const bool same = &a == &b;
   marks.host("upload", false);
   require_sorted_rows(b, "B");
-  check_spgemm_fits(static_cast<std::uint64_t>(a.nnz() + (same ? 0 : b.nnz())) * (4 + sizeof(T)) +
-                        static_cast<std::uint64_t>(a.rows + 1 + (same ? 0 : b.rows + 1)) * 8 +
-                        static_cast<std::uint64_t>(a.rows) * (8 * kClasses + 8 + 8 + 4 + 4 + 1),
-                    std::string(kName) + ": A, B and the row analysis");
-  const PoolCsr<T> da = upload_csr_to_pool(a, stream);
-  PoolCsr<T> db;
-  if (!same) db = upload_csr_to_pool(b, stream);
-  const PoolCsr<T>& dbr = same ? da : db;
-  PoolCsrProduct<T> c = binned_product(da, dbr, marks, o.discard_result, o.compact_tables, o.device, stream);
+  const PoolOperands<T> in =
+      upload_operands(a, b, kName, 8 * kClasses + 8 + 8 + 4 + 4 + 1, "the row analysis", stream);
+  PoolCsrProduct<T> c = binned_product(in.a, in.b(), marks, o.discard_result, o.compact_tables, o.device, stream);
   return finish_csr_product(c, a.rows, b.cols,
                             "short rows merged one thread each, hash bins of 32-4096 shared slots, dense windows of " +
                                 std::to_string(kWindowColumns) + " columns for wide rows, deterministic",

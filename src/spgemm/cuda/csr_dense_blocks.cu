@@ -469,22 +469,15 @@ PoolCsrProduct<T> dense_blocks_product(const PoolCsr<T>& a, const PoolCsr<T>& b,
 
 template <class T>
 SpgemmResult<T> run_csr_dense_blocks(const Csr<T>& a, const Csr<T>& b, const SpgemmOptions& o) {
-  if (a.cols != b.rows)
-    throw Error(std::string(kName) + ": A is " + std::to_string(a.rows) + "x" + std::to_string(a.cols) +
-                " but B is " + std::to_string(b.rows) + "x" + std::to_string(b.cols));
+  require_product_shapes(a, b, kName);
   set_device(o.device);
   const cudaStream_t stream = cuda_stream(o.stream);
   const detail::StageMarks marks(o);
-  const bool same = &a == &b;
   marks.host("upload", false);
-  check_spgemm_fits(static_cast<std::uint64_t>(a.nnz() + (same ? 0 : b.nnz())) * (4 + sizeof(T)) +
-                        static_cast<std::uint64_t>(a.rows + 1 + (same ? 0 : b.rows + 1)) * 8 +
-                        static_cast<std::uint64_t>(a.rows) * (8 + 8 + 8 + 4 + 8),
-                    std::string(kName) + ": A, B and the block rows");
-  const PoolCsr<T> da = upload_csr_to_pool(a, stream);
-  PoolCsr<T> db;
-  if (!same) db = upload_csr_to_pool(b, stream);
-  const PoolCsr<T>& dbr = same ? da : db;
+  const PoolOperands<T> in = upload_operands(a, b, kName, 8 + 8 + 8 + 4 + 8, "the block rows", stream);
+  const bool same = in.same;
+  const PoolCsr<T>& da = in.a;
+  const PoolCsr<T>& dbr = in.b();
 
   marks.device("analysis");
   PoolBuffer<int> flags(6, "block size checks", stream);

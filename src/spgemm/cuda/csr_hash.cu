@@ -523,10 +523,7 @@ CsrProduct<T> hash_product(const DeviceCsr<T>& a, const DeviceCsr<T>& b, const d
 
 template <class T>
 SpgemmResult<T> run_csr_hash(const Csr<T>& a, const Csr<T>& b, const SpgemmOptions& o) {
-  const std::string name = "cuda.csr.hash";
-  if (a.cols != b.rows)
-    throw Error(name + ": A is " + std::to_string(a.rows) + "x" + std::to_string(a.cols) + " but B is " +
-                std::to_string(b.rows) + "x" + std::to_string(b.cols));
+  require_product_shapes(a, b, "cuda.csr.hash");
   set_device(o.device);
   const cudaStream_t stream = cuda_stream(o.stream);
   const detail::StageMarks marks(o);

@@ -139,6 +139,38 @@ PoolCsr<T> upload_csr_to_pool(const Csr<T>& m, cudaStream_t stream) {
   return d;
 }
 
+// The shape check of a CSR product kernel: Error naming `kernel` unless a.cols == b.rows.
+template <class T>
+void require_product_shapes(const Csr<T>& a, const Csr<T>& b, const std::string& kernel) {
+  if (a.cols != b.rows)
+    throw Error(kernel + ": A is " + std::to_string(a.rows) + "x" + std::to_string(a.cols) + " but B is " +
+                std::to_string(b.rows) + "x" + std::to_string(b.cols));
+}
+
+// A and B of a CSR product kernel in pool buffers; B uploaded only when it is not A.
+template <class T>
+struct PoolOperands {
+  PoolCsr<T> a, b_own;
+  bool same = false;
+  const PoolCsr<T>& b() const { return same ? a : b_own; }
+};
+
+// Checks that A, B and `row_bytes` per row of A (the kernel's own analysis, named by `what`) fit the device
+// (TooLarge naming `kernel`), then uploads them on `stream`.
+template <class T>
+PoolOperands<T> upload_operands(const Csr<T>& a, const Csr<T>& b, const std::string& kernel, std::uint64_t row_bytes,
+                                const std::string& what, cudaStream_t stream) {
+  PoolOperands<T> in;
+  in.same = &a == &b;
+  check_spgemm_fits(static_cast<std::uint64_t>(a.nnz() + (in.same ? 0 : b.nnz())) * (4 + sizeof(T)) +
+                        static_cast<std::uint64_t>(a.rows + 1 + (in.same ? 0 : b.rows + 1)) * 8 +
+                        static_cast<std::uint64_t>(a.rows) * row_bytes,
+                    kernel + ": A, B and " + what);
+  in.a = upload_csr_to_pool(a, stream);
+  if (!in.same) in.b_own = upload_csr_to_pool(b, stream);
+  return in;
+}
+
 // C = A B in CSR in buffers of the SpGEMM pool, as a CSR product kernel builds it on its stream.
 template <class T>
 struct PoolCsrProduct {
