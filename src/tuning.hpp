@@ -175,7 +175,6 @@ inline constexpr double kCudaHybAtomicUsPer32 = 0.007;
 inline constexpr CudaEfficiency kCudaDiaEfficiency{0.88, 0.70};
 inline constexpr CudaEfficiency kCudaDiaSymEfficiency{0.80, 0.60};
 
-
 // =============================================================================================
 // Auto-selection (src/select)
 // =============================================================================================
@@ -542,6 +541,11 @@ inline constexpr int kSpmmCudaColMajorTile = 32;
 // sub-group walks; timed with this value on an H200, 2026-11-27 (docs/perf/spmm-gpu.md: 1.1-2.8x
 // cuSPARSE's best on lap3d, fem_mesh, random, road_planar at k = 4 and 16), not swept.
 inline constexpr double kSpmmCudaEntriesPerSubgroup = 8.0;
+// cuda.csr.spmm_rowmajor / spmm_colmajor: groups of at least this many lanes (GN raised) on rows averaging at
+// least kSpmmCudaMinGroupRowMean entries. H200, 2026-11-29, 16M, k = 4 (GC 1-2): random fp32 0.225 -> 0.171 ms,
+// lap3d 27-pt fp32 0.094 -> 0.072; road_planar (4 per row) forced to 4 lanes 21 % slower (docs/perf/spmm-gpu.md).
+inline constexpr int kSpmmCudaMinGroupLanes = 4;
+inline constexpr double kSpmmCudaMinGroupRowMean = 8.0;
 // cuda.csr.spmm_rowmajor: and only while a mean row still spans this many chunks of the group's GC x GN
 // lanes. Sub-groups put fewer rows in a warp but make each chunk wider: fem_mesh numbered at random (43.5
 // entries per row, 16M non-zeros, H100, 2026-11-27) ran fp64 k = 16 (GC 8) in 0.372 / 0.432 / 0.458 ms with
@@ -550,27 +554,23 @@ inline constexpr double kSpmmCudaEntriesPerSubgroup = 8.0;
 inline constexpr double kSpmmCudaMinChunksPerRow = 4.0;
 // cuda.csr.spmm_* (row splitting and the gather): rows of more than this many times the mean row length
 // (and more than 32 non-zeros) take a whole warp from a list instead of a narrower group, which would hold
-// its warp (and the other rows in it) for the longest row. Why: on an H200, 2026-11-27, powerlaw at 16M
-// non-zeros, fp64, k = 4, 2 lanes for every row took 1.02 ms (cuSPARSE CSR_ALG1 0.70 ms). The value 4 is
-// not swept; the binned kernels passed the tests and memcheck on an H100 but are not timed yet.
+// its warp (and the other rows in it) for the longest row. H200, 2026-11-27, powerlaw 16M, fp64, k = 4: 2 lanes
+// for every row took 1.02 ms (cuSPARSE CSR_ALG1 0.70 ms). The value 4 is not swept.
 inline constexpr double kSpmmCudaWarpRowMeans = 4.0;
 // cuda.csr.spmm_* (row splitting and the gather): rows with more non-zeros than this take a block of 256
 // threads each (power-law hubs), so that one row does not hold one warp for the whole product. At 1024 a
 // warp already walks 32 chunks of 32 entries; the regular families (lap3d, fem, road, random) have no
 // such row; powerlaw at 16M non-zeros has 1332. Not swept.
 inline constexpr std::int64_t kSpmmCudaLongRowNnz = 1024;
-// cuda.csr.spmm_rowmajor / spmm_colmajor: rows over kSpmmCudaLongRowNnz are cut into equal chunks of at most
-// this many entries, a block each, their sums added in chunk order. One block per whole row held the product
-// for the longest hub (powerlaw at 16M non-zeros: 45,254 entries, ~5,700 dependent loads of X per warp). At
-// 2048 each of a block's 8 warps walks 8 pieces of 32 entries (k >= 64) and powerlaw's 6.5M hub entries make
-// ~3,200 blocks, about 24 per SM of an H100. Not swept.
+// cuda.csr.spmm_rowmajor / spmm_colmajor: rows over kSpmmCudaLongRowNnz are cut into equal chunks of at most this
+// many entries, a block each, summed in chunk order (one block per hub row held the product: powerlaw 16M, 45,254
+// entries). At 2048 a block's 8 warps walk 8 pieces of 32 entries each; powerlaw's 6.5M hub entries make ~3,200
+// blocks (~24 per H100 SM). Not swept.
 inline constexpr std::int64_t kSpmmCudaRowChunkNnz = 2048;
-// cuda.csr.spmm_rowmajor / spmm_colmajor: a full chunk of a row (GC x GN entries) runs without a test per
-// entry, its loads of X in flight together, when GC (lanes over columns) is at most this. H100, 2026-11-27,
-// 16M non-zeros, fp64, against the per-entry loop everywhere: lap3d 27-pt k = 16 (GC 8) 0.296 -> 0.269 ms,
-// fem_mesh numbered at random 0.48 -> 0.47; at GC 32 (k = 64) it cost lap3d 0.61 -> 0.73-0.83 ms and
-// road_planar 3.70 -> 4.04-4.35, whether the 32 entries were unrolled at once or 8 at a time; at GC 16
-// (random 8/row fp32 k = 64, the final run of the day) 1.547 -> 1.634 ms. So up to GC 8.
+// cuda.csr.spmm_rowmajor / spmm_colmajor: a full chunk of a row (GC x GN entries) runs without a test per entry,
+// its loads of X in flight together, when GC is at most this. H100, 2026-11-27, 16M, fp64, against the per-entry
+// loop: lap3d 27-pt k = 16 (GC 8) 0.296 -> 0.269 ms, fem_mesh random 0.48 -> 0.47; GC 32 (k = 64): lap3d 0.61 ->
+// 0.73-0.83, road_planar 3.70 -> 4.04-4.35 (unrolled by 32 or 8); GC 16 (random fp32 k = 64) 1.547 -> 1.634.
 inline constexpr int kSpmmCudaFullChunkMaxLanes = 8;
 // SpMM auto on the GPU: column-major blocks of at most this many columns run as k SpMVs
 // (cuda.spmv.per_column) when the CUDA SpMV selector picks a DIA kernel. H100, 2026-11-27, lap3d 27-pt (16M

@@ -276,7 +276,8 @@ struct Config {
 // Columns first: the fewest lanes (a power of two) whose vectors cover k, CPL vectors each past 32 lanes;
 // then sub-groups over entries while the row's mean length gives each at least
 // tuning::kSpmmCudaEntriesPerSubgroup, a mean row still spans tuning::kSpmmCudaMinChunksPerRow chunks of
-// the group's lanes, and the group fits a warp.
+// the group's lanes, and the group fits a warp; then at least tuning::kSpmmCudaMinGroupLanes lanes a group
+// on rows of tuning::kSpmmCudaMinGroupRowMean entries or more.
 inline Shape choose_shape(std::int64_t k, int v, double mean_row) {
   Shape s;
   s.v = v;
@@ -286,6 +287,10 @@ inline Shape choose_shape(std::int64_t k, int v, double mean_row) {
   while (s.gc * s.gn * 2 <= 32 && s.gn < 8 && mean_row >= 2.0 * s.gn * tuning::kSpmmCudaEntriesPerSubgroup &&
          mean_row >= 2.0 * s.gc * s.gn * tuning::kSpmmCudaMinChunksPerRow)
     s.gn *= 2;
+  // Narrow k leaves one or two lanes over columns: rows of 8 or more entries still get a group of
+  // tuning::kSpmmCudaMinGroupLanes, so that a row's loads of A and X are not one lane's serial walk.
+  if (mean_row >= tuning::kSpmmCudaMinGroupRowMean)
+    while (s.gc * s.gn < tuning::kSpmmCudaMinGroupLanes) s.gn *= 2;
   s.tiles = (k + s.width() - 1) / s.width();
   return s;
 }
