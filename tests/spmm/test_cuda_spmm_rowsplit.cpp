@@ -1,7 +1,8 @@
 // The row-split CUDA SpMM kernels on rows that are cut into chunks (a block each, their sums added in chunk
 // order by a second kernel): hub rows of one, two and many chunks beside short rows, every k class (narrow
 // groups, a warp per row, several column passes), both layouts, α/β. Small enough for compute-sanitizer
-// racecheck (the chunks meet in shared memory). Skips without a GPU.
+// racecheck (the chunks meet in shared memory); and narrow k, where the groups' lanes go over a row's
+// entries rather than its columns. Skips without a GPU.
 #include <gtest/gtest.h>
 
 #include <initializer_list>
