@@ -18,17 +18,17 @@ void gather_host(const std::vector<std::int32_t>& old_of_new, const T* user, T* 
 }
 
 template <class T>
-void scatter_host(const std::vector<std::int32_t>& old_of_new, const T* plan, T beta, T* user, int threads) {
-  const std::int64_t n = static_cast<std::int64_t>(old_of_new.size());
-  const std::int32_t* old = old_of_new.data();
+void scatter_host(const std::vector<std::int32_t>& new_of_old, const T* plan, T beta, T* user, int threads) {
+  const std::int64_t n = static_cast<std::int64_t>(new_of_old.size());
+  const std::int32_t* to = new_of_old.data();
   const int team = threads > 0 ? threads : 1;
-  // beta == 0: user is written, never read (it may hold NaN).
+  // Read at random, write in order (permuted_spmv.hpp). beta == 0: user is written, never read (it may hold NaN).
   if (beta == T(0)) {
 #pragma omp parallel for num_threads(team) schedule(static)
-    for (std::int64_t i = 0; i < n; ++i) user[old[i]] = plan[i];
+    for (std::int64_t j = 0; j < n; ++j) user[j] = plan[to[j]];
   } else {
 #pragma omp parallel for num_threads(team) schedule(static)
-    for (std::int64_t i = 0; i < n; ++i) user[old[i]] = plan[i] + beta * user[old[i]];
+    for (std::int64_t j = 0; j < n; ++j) user[j] = plan[to[j]] + beta * user[j];
   }
 }
 
@@ -45,14 +45,14 @@ void gather_rows_host(const std::vector<std::int32_t>& old_of_new, const T* user
 }
 
 template <class T>
-void scatter_rows_host(const std::vector<std::int32_t>& old_of_new, const T* plan, std::int64_t k, T beta, T* user,
+void scatter_rows_host(const std::vector<std::int32_t>& new_of_old, const T* plan, std::int64_t k, T beta, T* user,
                        std::int64_t ld_user, int threads) {
-  const std::int64_t n = static_cast<std::int64_t>(old_of_new.size());
-  const std::int32_t* old = old_of_new.data();
+  const std::int64_t n = static_cast<std::int64_t>(new_of_old.size());
+  const std::int32_t* to = new_of_old.data();
 #pragma omp parallel for num_threads(threads > 0 ? threads : 1) schedule(static)
-  for (std::int64_t i = 0; i < n; ++i) {
-    T* dst = user + static_cast<std::int64_t>(old[i]) * ld_user;
-    const T* src = plan + i * k;
+  for (std::int64_t j = 0; j < n; ++j) {
+    T* dst = user + j * ld_user;
+    const T* src = plan + static_cast<std::int64_t>(to[j]) * k;
     if (beta == T(0)) std::copy(src, src + k, dst);  // dst not read (it may hold NaN)
     else
       for (std::int64_t c = 0; c < k; ++c) dst[c] = src[c] + beta * dst[c];
@@ -65,8 +65,8 @@ template <class T>
 class CpuPermutedPlan final : public CpuSpmvPlan<T>, public RenumberedPlan<T> {
  public:
   CpuPermutedPlan(std::unique_ptr<SpmvPlan<T>> inner, const Permutation& p, Ordering ordering, int threads)
-      : inner_(std::move(inner)), old_of_new_(p.old_of_new), ordering_(ordering), threads_(threads > 0 ? threads : 1),
-        xp_(p.old_of_new.size()), yp_(p.old_of_new.size()) {}
+      : inner_(std::move(inner)), old_of_new_(p.old_of_new), new_of_old_(inverse_of(p)), ordering_(ordering),
+        threads_(threads > 0 ? threads : 1), xp_(p.old_of_new.size()), yp_(p.old_of_new.size()) {}
 
   void run(T alpha, const T* x, T beta, T* y, Stream stream) override {
     gather(x, xp_.data(), stream);
@@ -81,24 +81,33 @@ class CpuPermutedPlan final : public CpuSpmvPlan<T>, public RenumberedPlan<T> {
 
   SpmvPlan<T>& inner() override { return *inner_; }
   const std::vector<std::int32_t>& old_of_new() const override { return old_of_new_; }
+  const std::vector<std::int32_t>& new_of_old() const override { return new_of_old_; }
   void gather(const T* user, T* plan, Stream) override { gather_host(old_of_new_, user, plan, threads_); }
-  void scatter(const T* plan, T beta, T* user, Stream) override { scatter_host(old_of_new_, plan, beta, user, threads_); }
+  void scatter(const T* plan, T beta, T* user, Stream) override { scatter_host(new_of_old_, plan, beta, user, threads_); }
   void gather_rows(const T* user, std::int64_t ld_user, std::int64_t k, T* plan, Stream) override {
     gather_rows_host(old_of_new_, user, ld_user, k, plan, threads_);
   }
   void scatter_rows(const T* plan, std::int64_t k, T beta, T* user, std::int64_t ld_user, Stream) override {
-    scatter_rows_host(old_of_new_, plan, k, beta, user, ld_user, threads_);
+    scatter_rows_host(new_of_old_, plan, k, beta, user, ld_user, threads_);
   }
 
  private:
   std::unique_ptr<SpmvPlan<T>> inner_;
-  std::vector<std::int32_t> old_of_new_;
+  std::vector<std::int32_t> old_of_new_, new_of_old_;
   Ordering ordering_;
   int threads_;
   std::vector<T> xp_, yp_;  // x and y in the plan's numbering
 };
 
 }  // namespace
+
+std::vector<std::int32_t> inverse_of(const Permutation& p) {
+  if (p.new_of_old.size() == p.old_of_new.size()) return p.new_of_old;
+  std::vector<std::int32_t> inverse(p.old_of_new.size());  // a Permutation built with old_of_new alone
+  for (std::size_t i = 0; i < inverse.size(); ++i)
+    inverse[static_cast<std::size_t>(p.old_of_new[i])] = static_cast<std::int32_t>(i);
+  return inverse;
+}
 
 std::string permuted_detail(const std::string& inner_detail, Ordering ordering) {
   std::string d = std::string(to_string(ordering)) + " ordering (x gathered, y scattered)";

@@ -224,7 +224,7 @@ void Plan<T>::Impl::permute(bool to_plan, const T* src, T* dst, std::int64_t n, 
     return;
   }
   if (to_plan) plan_detail::gather_host(renumbered->old_of_new(), src, dst, threads);
-  else plan_detail::scatter_host(renumbered->old_of_new(), src, T(0), dst, threads);
+  else plan_detail::scatter_host(renumbered->new_of_old(), src, T(0), dst, threads);
 }
 
 template <class T>

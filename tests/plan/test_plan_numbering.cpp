@@ -6,6 +6,7 @@
 // vectors_in_plan_numbering drops the passes from "auto"'s ranking of orderings only.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -16,8 +17,10 @@
 #include "common/test_matrices.hpp"
 #include "plan/plan_check.hpp"
 #include "plan/plan_matrices.hpp"
+#include "plan/permuted_spmv.hpp"
 #include "spkit/error.hpp"
 #include "spkit/plan.hpp"
+#include "spkit/registry.hpp"
 #include "spkit/reorder.hpp"
 
 namespace spkit::test {
@@ -122,6 +125,32 @@ TEST(PlanNumbering, RectangularPlansAreNotRenumberedAndCopy) {
   plan.apply(x.data(), y1.data(), 2.0, 0.0);
   plan.apply_in_plan_numbering(x.data(), y2.data(), 2.0, 0.0);
   EXPECT_EQ(y1, y2);
+}
+
+// The scatter reads the inverse permutation: a plan made from a Permutation that holds only old_of_new
+// computes it, and the product is still A x in the caller's numbering (every beta case).
+TEST(PlanNumbering, PermutedPlanFromOldOfNewAlone) {
+  const Csr<double> a = random_mesh(6);
+  std::vector<std::int32_t> old_of_new(static_cast<std::size_t>(a.rows));
+  for (std::int64_t i = 0; i < a.rows; ++i) old_of_new[i] = static_cast<std::int32_t>((i * 7 + 3) % a.rows);
+  const Permutation full = Permutation::from_old_of_new(old_of_new);
+  ASSERT_EQ(full.new_of_old.size(), old_of_new.size());  // 7 and the row count are coprime: a permutation
+  Permutation bare;
+  bare.old_of_new = old_of_new;
+  EXPECT_EQ(plan_detail::inverse_of(bare), full.new_of_old);
+  const KernelInfo* k = registry().find("cpu.csr.omp.nnz_balanced");
+  ASSERT_NE(k, nullptr);
+  PlanOptions o;
+  o.threads = 2;
+  auto plan = plan_detail::make_permuted_plan<double>(k->factory<double>()(permute_symmetric(a, full), o), bare,
+                                                      Ordering::rcm, 2, 0);
+  for (const double beta : {0.0, 0.5}) {
+    const auto [x, y0] = axpby_operands(a, beta, fresh_seed());
+    std::vector<double> y = y0;
+    if (beta == 0.0) std::fill(y.begin(), y.end(), std::numeric_limits<double>::quiet_NaN());
+    plan->run(1.5, x.data(), beta, y.data(), Stream{});
+    expect_axpby_product(a, x, y0, 1.5, beta, y, "permuted plan from old_of_new alone, beta " + std::to_string(beta));
+  }
 }
 
 TEST(PlanNumbering, BadCallsThrow) {
