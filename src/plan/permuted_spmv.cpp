@@ -103,10 +103,7 @@ class CpuPermutedPlan final : public CpuSpmvPlan<T>, public RenumberedPlan<T> {
 
 std::vector<std::int32_t> inverse_of(const Permutation& p) {
   if (p.new_of_old.size() == p.old_of_new.size()) return p.new_of_old;
-  std::vector<std::int32_t> inverse(p.old_of_new.size());  // a Permutation built with old_of_new alone
-  for (std::size_t i = 0; i < inverse.size(); ++i)
-    inverse[static_cast<std::size_t>(p.old_of_new[i])] = static_cast<std::int32_t>(i);
-  return inverse;
+  return Permutation::from_old_of_new(p.old_of_new).new_of_old;  // built with old_of_new alone
 }
 
 std::string permuted_detail(const std::string& inner_detail, Ordering ordering) {
