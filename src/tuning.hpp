@@ -496,10 +496,9 @@ inline constexpr std::int64_t kSpgemmBenchMaxProducts = 100'000'000;
 // SpMM Y = alpha A X + beta Y (src/spmm)
 // =============================================================================================
 
-// cpu.csr.spmm_rowmajor / spmm_colmajor: the widest register tile of Y's row, in bytes (tiles follow k:
-// the largest power of two bytes within k's row, 16 bytes up to this). Eight 512-bit accumulators, half
-// the AVX-512 register file, leave room for the loads of X; 64 doubles / 128 floats per pass over A's
-// row. (The first version's fixed 256-byte tiles wasted most lanes at k = 4.)
+// cpu.csr.spmm_rowmajor / spmm_colmajor: the widest register tile of Y's row, in bytes (tiles follow k, 16 bytes
+// up). Eight 512-bit accumulators, half the AVX-512 registers, leave room for X's loads (fixed 256-byte tiles
+// wasted most lanes at k = 4).
 inline constexpr int kSpmmCpuMaxTileBytes = 512;
 // cpu.csr.spmm_colmajor: X's columns are copied, kSpmmCpuColPanelBytes of each row at a time, into a
 // row-major panel (contiguous rows for the register tiles, instead of one gather per column and
@@ -513,11 +512,12 @@ inline constexpr int kSpmmCpuColPanelBytes = 256;
 // Set from the register count, as the CSR tiles; not swept.
 inline constexpr std::int64_t kSpmmCpuDiaTileRows = 64;
 inline constexpr int kSpmmCpuDiaAccumulatorBytes = 1024;
-// cpu.dia.spmm, column-major: rows per panel that each group of columns runs down before the next group, so
-// each column of X and Y is one stream per panel instead of one per 64-row tile (the panel's diagonals, 40 KB
-// for 5 of them in fp64, stay in L2). lap2d fp64 k = 64, 1 thread, loaded dev box: 27-28 ms against 28.6 ms
-// tile by tile, within the noise; not swept.
+// cpu.dia.spmm, column-major: rows per panel each group of columns runs down (one stream per column and panel,
+// the panel's diagonals in L2). lap2d fp64 k = 64, 1 thread: 27-28 ms against 28.6 tile by tile; not swept.
 inline constexpr std::int64_t kSpmmCpuDiaColPanelRows = 1024;
+// cpu.csr.spmm_rowmajor: Y of this many bytes or more (64-byte aligned, rows of whole lines, beta = 0) gets streaming
+// stores: 7-25 % faster from 1.4 MB of Y up (dev box, 2026-11-29, docs/perf/spmm-cpu.md); smaller stays in cache.
+inline constexpr std::int64_t kSpmmCpuStreamingMinBytes = std::int64_t{4} << 20;
 // SpMM auto takes cpu.dia.spmm for row-major X and Y only up to this k (column-major: every k). Measured
 // 2026-11-27 on the loaded 2-core dev box (docs/perf/spmm-cpu.md, 3 interleaved rounds, 1 thread, per-process
 // ratio to MKL): at k = 4 the diagonals beat the CSR tiles on lap2d, lap3d 7-point, banded and road (MKL / ours

@@ -95,6 +95,19 @@ def test_operator_products_match_scipy():
         assert np.allclose(plan @ X.astype(np.float32), R @ X)  # and converted to the plan's dtype
 
 
+def test_matmat_output_starts_on_a_cache_line():
+    # Plan.matmat's Y starts on a 64-byte boundary (rows of whole lines take streaming stores in the CPU
+    # kernels) and is an ordinary C-order array of the plan's dtype, also when it exceeds their size bound.
+    A = sp.csr_array(sp.random(70000, 300, density=0.01, format="csr", random_state=np.random.default_rng(7)))
+    for dtype, k in ((np.float64, 16), (np.float32, 16), (np.float64, 3)):
+        plan = spkit.Plan(A, precision=dtype, threads=2)
+        X = np.random.default_rng(1).random((300, k)).astype(dtype)
+        Y = plan.matmat(X)
+        assert Y.ctypes.data % 64 == 0 and Y.flags.c_contiguous and Y.dtype == dtype and Y.shape == (70000, k)
+        tol = 1e-4 if dtype == np.float32 else 1e-12
+        assert np.allclose(Y, A @ X.astype(np.float64), rtol=tol, atol=tol)
+
+
 def test_transpose_needs_setting():
     plan = spkit.Plan(sp.csr_array(sp.eye(5)))
     assert plan.transpose_detail == "none"

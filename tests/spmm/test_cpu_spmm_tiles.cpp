@@ -4,11 +4,17 @@
 // does not), each against the serial double reference with alpha/beta and padded leading dimensions.
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <cstdlib>
+#include <memory>
 #include <string>
+#include <type_traits>
+#include <vector>
 
 #include "common/test_matrices.hpp"
 #include "spmm/spmm_check.hpp"
 #include "spkit/spmm.hpp"
+#include "tuning.hpp"
 
 namespace spkit::test {
 namespace {
@@ -73,6 +79,70 @@ TEST(CpuSpmmTiles, DiagonalOffsetsAtTheirLimit) {
   EXPECT_NE(row->factory<double>()(fits, shape, PlanOptions{})->detail().find("16-bit"), std::string::npos);
   EXPECT_EQ(row->factory<double>()(too_far, shape, PlanOptions{})->detail().find("16-bit"), std::string::npos);
   EXPECT_EQ(row->factory<double>()(too_far_below, shape, PlanOptions{})->detail().find("16-bit"), std::string::npos);
+}
+
+// Y = alpha A X + beta Y through the plan on a 64-byte aligned Y (offset by `shift` elements), checked
+// against a double product of the same inputs.
+template <class T>
+void check_aligned_product(SpmmPlan<T>& plan, const Csr<T>& a, std::int64_t k, std::int64_t ldy, std::int64_t shift,
+                           T alpha, T beta) {
+  SCOPED_TRACE("k " + std::to_string(k) + ", ldy " + std::to_string(ldy) + ", shift " + std::to_string(shift) +
+               ", alpha " + std::to_string(alpha) + ", beta " + std::to_string(beta));
+  const auto xd = random_vector(a.cols * k, fresh_seed());
+  const std::vector<T> x(xd.begin(), xd.end());
+  const std::size_t n = static_cast<std::size_t>(a.rows * ldy + shift);
+  std::unique_ptr<T, void (*)(void*)> buf(static_cast<T*>(std::aligned_alloc(64, (n * sizeof(T) + 63) / 64 * 64)),
+                                          std::free);
+  ASSERT_NE(buf, nullptr);
+  T* y = buf.get() + shift;
+  const auto y0 = random_vector(a.rows * ldy, fresh_seed());
+  for (std::int64_t q = 0; q < a.rows * ldy; ++q) y[q] = static_cast<T>(y0[q]);
+  plan.run(alpha, x.data(), k, beta, y, ldy, Stream{});
+  const double tol = std::is_same_v<T, float> ? 1e-4 : 1e-12;
+  std::int64_t bad = 0;
+  for (std::int64_t i = 0; i < a.rows; ++i) {
+    for (std::int64_t c = 0; c < k; ++c) {
+      double want = 0, mag = std::abs(static_cast<double>(beta) * static_cast<T>(y0[i * ldy + c]));
+      for (std::int64_t p = a.row_ptr[i]; p < a.row_ptr[i + 1]; ++p) {
+        want += static_cast<double>(a.values[p]) * x[a.col_idx[p] * k + c];
+        mag += std::abs(static_cast<double>(a.values[p]) * x[a.col_idx[p] * k + c]);
+      }
+      want = static_cast<double>(alpha) * want + static_cast<double>(beta) * static_cast<T>(y0[i * ldy + c]);
+      if (!(std::abs(y[i * ldy + c] - want) <= tol * (mag + 1))) ++bad;
+    }
+    for (std::int64_t c = k; c < ldy; ++c) bad += y[i * ldy + c] != static_cast<T>(y0[i * ldy + c]);  // padding
+  }
+  EXPECT_EQ(bad, 0);
+}
+
+// Past tuning::kSpmmCpuStreamingMinBytes of Y, row-major products with beta = 0 on a 64-byte aligned Y
+// whose rows are whole lines write it with streaming stores: checked on the register tiles and on the
+// slices of short rows, with padded rows, a Y that is not aligned (ordinary stores), alpha != 1 and
+// beta != 0 (Y read: ordinary stores), on two threads.
+TEST(CpuSpmmTiles, StreamingStoresOnALargeAlignedY) {
+  const SpmmKernelInfo* row = spmm_registry().find("cpu.csr.spmm_rowmajor");
+  ASSERT_NE(row, nullptr);
+  const std::int64_t rows = tuning::kSpmmCpuStreamingMinBytes / 64 + 1001;  // float k = 16: just past the bound
+  for (const std::int64_t mean : {3, 9}) {  // slices (at 64-byte rows of floats) and tiles
+    std::vector<std::int64_t> lengths(static_cast<std::size_t>(rows));
+    for (std::int64_t i = 0; i < rows; ++i) lengths[i] = (i * 7 + i / 3) % (2 * mean);
+    const Csr<double> ad = random_rows(rows, 5003, lengths, 40 + mean);
+    PlanOptions po;
+    po.threads = 2;
+    for (const std::int64_t k : {16, 32}) {
+      const Csr<float> af = csr_cast<float>(ad);
+      auto pf = row->factory<float>()(af, SpmmShape{k, DenseLayout::row_major}, po);
+      auto pd = row->factory<double>()(ad, SpmmShape{k, DenseLayout::row_major}, po);
+      for (const std::int64_t shift : {0, 1}) {
+        check_aligned_product<float>(*pf, af, k, k, shift, 1.0f, 0.0f);
+        check_aligned_product<double>(*pd, ad, k, k, shift, 1.0, 0.0);
+      }
+      check_aligned_product<float>(*pf, af, k, k + 16, 0, -2.0f, 0.0f);
+      check_aligned_product<double>(*pd, ad, k, k + 8, 0, -2.0, 0.0);
+      check_aligned_product<double>(*pd, ad, k, k, 0, 0.5, 0.25);
+      if (::testing::Test::HasFailure()) return;
+    }
+  }
 }
 
 }  // namespace

@@ -9,7 +9,8 @@
 //                          A read once per panel, Y's tile written column by column.
 // Both run short rows as slices of 8 rows sorted by length (spmm_sliced.hpp, SELL-C-sigma) where
 // cpu::spmm::use_slices says so (k = 4 floats or 2 doubles; column-major also 32/64-byte rows of short rows).
-// Each writes Y's entries where it finishes them (cpu::with_epilogue: beta == 0 never reads Y).
+// Each writes Y's entries where it finishes them (cpu::with_epilogue: beta == 0 never reads Y); the row-major
+// kernel writes a large, line-aligned Y with streaming stores when beta == 0 (no read of the line first).
 #include <omp.h>
 
 #include <algorithm>
@@ -196,15 +197,17 @@ class CsrSpmmRowMajor final : public CpuCsrSpmmBase<T> {
     const T* val = a.values.data();
     const std::int64_t k = this->shape_.k;
     if (this->sliced_) {
-      cpu::with_epilogue(alpha, beta, [&](auto out) {
+      with_streaming_epilogue(alpha, beta, y, ldy, [&](auto out) {
         const int parts = this->sliced_parts();
 #pragma omp parallel for schedule(static, 1) num_threads(this->threads_) if (this->threads_ > 1)
-        for (int part = 0; part < parts; ++part)
+        for (int part = 0; part < parts; ++part) {
           this->template run_sliced_part<false>(part, tile_bytes_, x, ldx, y, ldy, out);
+          if constexpr (cpu::spmm::is_streaming_out<decltype(out)>) cpu::spmm::finish_stores();
+        }
       });
       return;
     }
-    cpu::with_epilogue(alpha, beta, [&](auto out) {
+    with_streaming_epilogue(alpha, beta, y, ldy, [&](auto out) {
       this->for_row_ranges([&](std::int64_t r0, std::int64_t r1) {
         if (k == 1 && ldx == 1) {  // one contiguous vector: the SpMV row dot product (gather over the row)
           for (std::int64_t i = r0; i < r1; ++i) out.write(y[i * ldy], cpu::row_dot(val, col, ptr[i], ptr[i + 1], x));
@@ -214,6 +217,7 @@ class CsrSpmmRowMajor final : public CpuCsrSpmmBase<T> {
           cpu::spmm::rows_dispatch<false>(tile_bytes_, ptr, idx, val, r0, r1, x, ldx, y, ldy, k, out,
                                           order_.rows.empty() ? nullptr : order_.rows.data());
         });
+        if constexpr (cpu::spmm::is_streaming_out<decltype(out)>) cpu::spmm::finish_stores();
       });
     });
   }
@@ -225,6 +229,21 @@ class CsrSpmmRowMajor final : public CpuCsrSpmmBase<T> {
   }
 
  private:
+  // body(out) with the epilogue of alpha and beta, its 64-byte stores streaming (spmm_tiles.hpp) where
+  // Y is only written, lies on whole lines and is too large to be read soon from the caches it would fill.
+  template <class Body>
+  void with_streaming_epilogue(T alpha, T beta, T* y, std::int64_t ldy, Body&& body) const {
+    const std::int64_t bytes = this->a_.rows * ldy * static_cast<std::int64_t>(sizeof(T));
+    const bool stream = this->shape_.k * static_cast<std::int64_t>(sizeof(T)) >= 64 &&
+                        cpu::spmm::streaming_fits(y, ldy) && bytes >= tuning::kSpmmCpuStreamingMinBytes;
+    cpu::with_epilogue(alpha, beta, [&](auto out) {
+      if constexpr (!decltype(out)::reads_y) {
+        if (stream) return body(cpu::spmm::StreamingOut<decltype(out)>{out});
+      }
+      body(out);
+    });
+  }
+
   int tile_bytes_;
   spmm_detail::RowOrder order_;  // empty: rows in their natural order
 };
@@ -316,7 +335,8 @@ void register_cpu_csr_spmm(SpmmRegistry& reg) {
     k.description = "CSR SpMM, row-major X/Y: each a_ij scales row j of X into a register tile of Y's row "
                     "sized to k (16-512 bytes, int16 diagonal offsets where they fit), OpenMP over nnz-balanced "
                     "row ranges, a badly numbered matrix's rows visited in reverse Cuthill-McKee order; 16-byte "
-                    "rows as slices of 8 rows sorted by length (Kreutzer et al.'s SELL-C-sigma)";
+                    "rows as slices of 8 rows sorted by length (Kreutzer et al.'s SELL-C-sigma); a large Y on whole "
+                    "cache lines written with streaming stores when beta = 0";
     add_spmm_kernel<CsrSpmmRowMajor>(reg, std::move(k));
   }
   {

@@ -5,8 +5,11 @@
 // scaled by a_ij, into accumulators that stay in registers for the whole row. Widths follow k, so no lane
 // is wasted: k = 4 doubles is one 256-bit vector, k = 16 two 512-bit vectors, k >= 64 eight.
 // Short tiles carry U independent partial sums over the row's non-zeros, so the FMA latency (4 cycles)
-// is hidden even when the tile holds one vector. GCC vector types, as in src/kernels/cpu/simd_vec.hpp:
-// the compiler lowers a 64-byte vector to what -march allows (zmm, 2 ymm, 4 xmm), so no CPU check.
+// is hidden even when the tile holds one vector; rows shorter than U take one chain. GCC vector types, as
+// in src/kernels/cpu/simd_vec.hpp: the compiler lowers a 64-byte vector to what -march allows (zmm, 2 ymm,
+// 4 xmm), so no CPU check; the streaming stores need AVX-512 and are ordinary stores without it.
+#include <immintrin.h>
+
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
@@ -61,6 +64,19 @@ __attribute__((always_inline)) inline void row_tile(const T* __restrict val, con
     std::memcpy(&v, p, sizeof v);
     return v;
   };
+  if constexpr (U > 1) {
+    if (e - b < U) {  // short rows (roads, 2-4 entries): one chain, no partial sums to clear and add
+      V acc[NV];
+      for (int n = 0; n < NV; ++n) acc[n] = V{};
+      for (std::int64_t p = b; p < e; ++p) {
+        const T v = val[p];
+        const T* xr = x + static_cast<std::int64_t>(col[p]) * ldx;
+        for (int n = 0; n < NV; ++n) acc[n] += v * load(xr + n * L);
+      }
+      for (int n = 0; n < NV; ++n) out.write_vec(y + n * L, acc[n]);
+      return;
+    }
+  }
   V acc[U][NV];
   for (int u = 0; u < U; ++u)
     for (int n = 0; n < NV; ++n) acc[u][n] = V{};
@@ -100,6 +116,45 @@ __attribute__((always_inline)) inline void row_tiles(const T* val, const Idx* co
       out.write(y[c], sum);
     }
   }
+}
+
+// Y's rows written with non-temporal stores (beta = 0, so Y is only written): a 64-byte vector goes to
+// memory without its line being read first, so Y moves once instead of twice (at k >= 16 X's and Y's rows
+// are most of the bytes). Other widths and the scalar columns store as Out does. Callers fence (finish_stores) before
+// Y is read, and use it only where every 64-byte vector falls on a whole line (streaming_fits).
+template <class Out>
+struct StreamingOut {
+  static_assert(!Out::reads_y, "streaming stores only where Y is not read");
+  static constexpr bool reads_y = false;
+  Out inner;
+  template <class T>
+  void write(T& yi, T sum) const { inner.write(yi, sum); }
+  template <class T, class V>
+  void write_vec(T* yp, V sum) const {
+#if defined(__AVX512F__)
+    if constexpr (sizeof(V) == 64) {
+      const V v = Out::kind == EpilogueKind::scale ? inner.alpha * sum : sum;
+      if constexpr (sizeof(T) == 4) _mm512_stream_ps(yp, reinterpret_cast<__m512>(v));
+      else _mm512_stream_pd(yp, reinterpret_cast<__m512d>(v));
+      return;
+    }
+#endif
+    inner.write_vec(yp, sum);
+  }
+};
+template <class Out>
+inline constexpr bool is_streaming_out = false;
+template <class Out>
+inline constexpr bool is_streaming_out<StreamingOut<Out>> = true;
+inline void finish_stores() {
+#if defined(__AVX512F__)
+  _mm_sfence();
+#endif
+}
+// True where Y(i, c) for c in 64-byte steps lands on whole lines: Y 64-byte aligned, rows a multiple of 64 bytes.
+template <class T>
+bool streaming_fits(const T* y, std::int64_t ldy) {
+  return reinterpret_cast<std::uintptr_t>(y) % 64 == 0 && (ldy * static_cast<std::int64_t>(sizeof(T))) % 64 == 0;
 }
 
 // Column indices: 32-bit CSR indices, or 16-bit offsets from the row (col - i) where every non-zero of
