@@ -87,7 +87,8 @@ class Plan {
   // X's rows gathered into the plan's numbering and Y's rows scattered back (two passes of rows x k values,
   // for the locality it renumbered for); with shorter rows the passes cost what they save, and it runs on A.
   // k = 1: the plan's own kernel (through a contiguous copy of a strided column). Pointers and stream as
-  // for apply.
+  // for apply. CPU, beta = 0, run by cpu.csr.spmm_rowmajor on A: a Y of 4 MB or more on a 64-byte
+  // boundary, ldy a multiple of 64 bytes, is written with streaming stores (no read of Y's lines first).
   void apply(const T* x, std::int64_t ldx, T* y, std::int64_t ldy, std::int64_t k, T alpha = T(1),
              T beta = T(0), Stream stream = {});
 
