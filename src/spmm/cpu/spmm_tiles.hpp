@@ -65,7 +65,7 @@ __attribute__((always_inline)) inline void row_tile(const T* __restrict val, con
     return v;
   };
   if constexpr (U > 1) {
-    if (e - b < U) {  // short rows (roads, 2-4 entries): one chain, no partial sums to clear and add
+    if (e - b < U) {  // rows of fewer than U entries (roads): one chain, no partial sums to clear and add
       V acc[NV];
       for (int n = 0; n < NV; ++n) acc[n] = V{};
       for (std::int64_t p = b; p < e; ++p) {
@@ -120,8 +120,9 @@ __attribute__((always_inline)) inline void row_tiles(const T* val, const Idx* co
 
 // Y's rows written with non-temporal stores (beta = 0, so Y is only written): a 64-byte vector goes to
 // memory without its line being read first, so Y moves once instead of twice (at k >= 16 X's and Y's rows
-// are most of the bytes). Other widths and the scalar columns store as Out does. Callers fence (finish_stores) before
-// Y is read, and use it only where every 64-byte vector falls on a whole line (streaming_fits).
+// are most of the bytes). Other widths and the scalar columns store as Out does. Each thread fences
+// (finish_stores) after its part, and callers use it only where every 64-byte vector falls on a whole
+// line (streaming_fits).
 template <class Out>
 struct StreamingOut {
   static_assert(!Out::reads_y, "streaming stores only where Y is not read");
