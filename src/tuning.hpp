@@ -518,11 +518,9 @@ inline constexpr std::int64_t kSpmmCpuDiaColPanelRows = 1024;
 // cpu.csr.spmm_rowmajor: Y of this many bytes or more (64-byte aligned, rows of whole lines, beta = 0) gets streaming
 // stores: 7-25 % faster from 1.4 MB of Y up (dev box, 2026-11-29, docs/perf/spmm-cpu.md); smaller stays in cache.
 inline constexpr std::int64_t kSpmmCpuStreamingMinBytes = std::int64_t{4} << 20;
-// SpMM auto takes cpu.dia.spmm for row-major X and Y only up to this k (column-major: every k). Measured
-// 2026-11-27 on the loaded 2-core dev box (docs/perf/spmm-cpu.md, 3 interleaved rounds, 1 thread, per-process
-// ratio to MKL): at k = 4 the diagonals beat the CSR tiles on lap2d, lap3d 7-point, banded and road (MKL / ours
-// 0.88-0.99 -> 1.13-1.77); at k = 16 it was mixed (fp64 0.80-1.02 against CSR's 0.90-1.09) and at k = 64 worse
-// on every stencil (0.76-0.97 against 0.90-1.10), though both move the same X and Y.
+// SpMM auto takes cpu.dia.spmm for row-major X and Y only up to this k (column-major: every k). Dev box, 2026-11-27
+// (docs/perf/spmm-cpu.md, 1 thread, MKL / ours): k = 4 DIA beat the CSR tiles on lap2d, lap3d 7-pt, banded, road
+// (0.88-0.99 -> 1.13-1.77); k = 16 mixed (fp64 0.80-1.02 against 0.90-1.09); k = 64 worse (0.76-0.97 vs 0.90-1.10).
 inline constexpr std::int64_t kSpmmCpuDiaRowMajorMaxK = 8;
 // cpu.spmv.per_column and SpMM auto's DIA rule ask the SpMV selector for its pick over this many products,
 // so that conversion time does not count: the fastest product, as the "vs k SpMVs" yardstick of `spkit spmm`.
@@ -577,24 +575,26 @@ inline constexpr int kSpmmCudaFullChunkMaxLanes = 8;
 // non-zeros) fp32 column-major: the SpMM ran at 0.63x four cuda.dia.sym SpMVs at k = 4 and 2.2x sixteen at
 // k = 16 (docs/perf/data/spmm-gpu/h100-now-2026-11-27.csv); row-major k = 4 was already 1.23x.
 inline constexpr std::int64_t kSpmmCudaDiaColumnsMaxK = 4;
-// Plan::apply on k >= 2 vectors of a renumbered plan: the SpMM runs on P A P^T (rows of X gathered, of Y
-// scattered: 4 rows x k values per product) only when A's rows average at least this many entries. H100,
-// 2026-11-27, 16M non-zeros, fp64, RCM against the SpMM on A as given: fem_mesh numbered at random (43 per
-// row) 0.47 -> 0.40 ms at k = 16 and 1.39 -> 1.04 at k = 64; road_planar numbered at random (4 per row)
+// Plan::apply on k >= 2 vectors of a renumbered plan: the SpMM runs on P A P^T (rows of X gathered, of Y scattered)
+// only when A's rows average at least this many entries. H100, 2026-11-27, 16M, fp64, RCM against A as given:
+// fem_mesh random (43 per row) 0.47 -> 0.40 ms at k = 16, 1.39 -> 1.04 at k = 64; road_planar random (4 per row)
 // 1.14 -> 1.82 and 4.35 -> 6.95 ms. Only those two matrices: the value lies between them.
 inline constexpr double kBlockApplyRenumberMinRowMean = 16.0;
 // The row-major CSR SpMM kernels visit a badly numbered matrix's rows in RCM order (src/spmm/row_order.hpp)
-// when rows average at least this many entries (the value of kBlockApplyRenumberMinRowMean, for the same
-// reason: measured on fem_mesh at 43 per row, not on short rows) and a row of X spans at least a cache
-// line (CPU, 64 bytes) or a sector (GPU, 32 bytes).
+// when rows average at least this many entries (as kBlockApplyRenumberMinRowMean: fem_mesh, 43 per row) and
+// a row of X spans at least a cache line (CPU, 64 bytes) or a sector (GPU, 32 bytes).
 inline constexpr double kSpmmRowOrderMinRowMean = 16.0;
 inline constexpr int kSpmmRowOrderCpuLineBytes = 64;
 inline constexpr int kSpmmRowOrderGpuLineBytes = 32;
-// cuda.csr.spmm_rowmajor also orders shorter rows from this many bytes of X's row: a warp per row (32 x 16
-// bytes), whose reads of A are the same in any order (rows of one warp listed apart split its coalesced
-// loads of A); symmetric pattern, RCM order well numbered. H100, 2026-11-28, 16M, fp64, forced RCM against
-// none (docs/perf/data/spmm-gpu/short-row-order-2026-11-28.csv): road_planar random 3.69 -> 2.73 ms at k =
-// 64, 1.134 -> 1.125 at k = 16; random 0.366 -> 1.346 at k = 4 floats; power-law 3.485 -> 3.604 at k = 64.
+// Shorter rows are ordered too from this many bytes of X's row, on a symmetric pattern whose RCM order is well
+// numbered. GPU: a warp per row (32 x 16 bytes), whose reads of A are the same in any order. H100, 2026-11-28,
+// 16M, fp64, forced RCM against none (docs/perf/data/spmm-gpu/short-row-order-2026-11-28.csv): road_planar
+// random 3.69 -> 2.73 ms at k = 64, 1.134 -> 1.125 at k = 16; random 0.366 -> 1.346 at k = 4 floats. CPU: a line
+// where rows average 8+ entries, else 512 bytes (X's rows reused less than Y's are written out of order). Dev box,
+// 2M, 1 thread (data/spmm-cpu/short-row-order-devbox-2026-11-29.csv): geometric random (9 per row) fp64 k = 16 24.0
+// -> 16.7 ms, k = 64 83.4 -> 44.4; road_planar random (4 per row) k = 64 151 -> 111, 128-byte rows 0.81-1.0x.
 inline constexpr int kSpmmRowOrderGpuWarpRowBytes = 512;
+inline constexpr int kSpmmRowOrderCpuShortRowBytes = 64, kSpmmRowOrderCpuSparseRowBytes = 512;
+inline constexpr std::int64_t kSpmmRowOrderCpuShortRowMinMean = 8;
 
 }  // namespace spkit::tuning

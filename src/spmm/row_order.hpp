@@ -28,18 +28,18 @@ struct RowOrder {
 // RCM visiting order for k columns of T where it pays: square A, rows of X of at least `line_bytes`
 // (a partial line wastes the locality of neighbours numbered apart), a badly numbered matrix (locality's
 // relative distance at least tuning::kReorderWellNumberedDistance), and either rows averaging
-// tuning::kSpmmRowOrderMinRowMean entries or, where `warp_row_bytes` > 0 (the GPU kernel), rows of X of
-// at least that many bytes on a symmetric pattern whose RCM order is itself well numbered (short rows:
-// tuning::kSpmmRowOrderGpuWarpRowBytes says why).
+// tuning::kSpmmRowOrderMinRowMean entries or, where `short_row_bytes` > 0, rows of X of at least that many
+// bytes on a symmetric pattern whose RCM order is itself well numbered (tuning::kSpmmRowOrderGpuWarpRowBytes
+// and kSpmmRowOrderCpuShortRowBytes say why).
 template <class T>
-RowOrder locality_row_order(const Csr<T>& a, std::int64_t k, int line_bytes, int warp_row_bytes = 0) {
+RowOrder locality_row_order(const Csr<T>& a, std::int64_t k, int line_bytes, int short_row_bytes = 0) {
   RowOrder o;
   if (a.rows != a.cols || a.rows < 2 || a.nnz() == 0) return o;
   const std::int64_t row_bytes = k * static_cast<std::int64_t>(sizeof(T));
   if (row_bytes < line_bytes) return o;
   const double mean = static_cast<double>(a.nnz()) / static_cast<double>(a.rows);
   const bool long_rows = mean >= tuning::kSpmmRowOrderMinRowMean;
-  if (!long_rows && (warp_row_bytes <= 0 || row_bytes < warp_row_bytes)) return o;
+  if (!long_rows && (short_row_bytes <= 0 || row_bytes < short_row_bytes)) return o;
   const Locality loc = locality(a);
   if (loc.relative_distance < tuning::kReorderWellNumberedDistance) return o;
   if (!long_rows && !has_symmetric_pattern(a)) return o;  // a directed graph: RCM's search would be wasted

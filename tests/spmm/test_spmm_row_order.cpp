@@ -1,9 +1,11 @@
 // The row-major CSR SpMM kernels visiting a badly numbered matrix's rows in RCM order (src/spmm/row_order.hpp):
 // they take the order exactly where row_order.hpp says (square, rows of 16+ entries on average, rows of X of a
-// cache line or sector, entries far from the diagonal), and the product still matches the serial double
-// reference with alpha/beta, padded leading dimensions, empty rows and (on the GPU) a row long enough to be cut
-// into chunks and rows long enough for a warp each, at 1 and 3 threads; on the GPU also short rows where each
-// holds a warp (a road network numbered at random). The CUDA half skips without a GPU.
+// cache line or sector, entries far from the diagonal; shorter rows on a symmetric pattern with an order to
+// find, from a warp's row of X on the GPU, and on the CPU from a cache line, or 512 bytes for rows of fewer
+// than 8 entries), and the product still matches the serial double reference with alpha/beta, padded leading
+// dimensions, empty rows and (on the GPU) a row long enough to be cut into chunks and rows long enough for a
+// warp each, at 1 and 3 threads; on both, short rows of a road network (and on the CPU of a geometric graph)
+// numbered at random. The CUDA half skips without a GPU.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -35,15 +37,16 @@ Csr<double> scattered_square() {
 
 bool ordered(const SpmmPlan<double>& p) { return p.detail().find("Cuthill") != std::string::npos; }
 
-// A road network numbered at random: a symmetric pattern of ~3 entries per row that RCM brings near the
-// diagonal.
-Csr<double> road_numbered_at_random() {
+// A generated family numbered at random: road_planar (a symmetric pattern of ~3 entries per row) and geometric
+// (~9 per row) both have an order that RCM brings near the diagonal.
+Csr<double> numbered_at_random(const std::string& family, std::int64_t n) {
   GenOptions g;
-  g.family = "road_planar";
-  g.n = 120;
+  g.family = family;
+  g.n = n;
   g.ordering = "random";
   return generate(g);
 }
+Csr<double> road_numbered_at_random() { return numbered_at_random("road_planar", 120); }
 
 // A + A^T of a random pattern: symmetric, short rows, but an expander: no order brings it near the diagonal.
 Csr<double> symmetric_random_graph() {
@@ -72,8 +75,11 @@ TEST(SpmmRowOrder, ShortRowsAreOrderedOnlyWithAWarpPerRowAndAnOrderToFind) {
   EXPECT_EQ(static_cast<std::int64_t>(o.rows.size()), road.rows) << o.reason;
   EXPECT_NE(o.reason.find("short rows"), std::string::npos) << o.reason;
   EXPECT_TRUE(locality_row_order(road, warp_k / 2, line, warp).rows.empty()) << "several rows to a warp";
-  EXPECT_TRUE(locality_row_order(road, warp_k, tuning::kSpmmRowOrderCpuLineBytes, 0).rows.empty())
-      << "the CPU kernel does not order short rows";
+  const int cpu_line = tuning::kSpmmRowOrderCpuLineBytes, cpu_short = tuning::kSpmmRowOrderCpuShortRowBytes;
+  EXPECT_FALSE(locality_row_order(road, cpu_short / 8, cpu_line, cpu_short).rows.empty())
+      << "asked from a row of X of one cache line";
+  EXPECT_TRUE(locality_row_order(road, cpu_short / 16, cpu_line, cpu_short).rows.empty()) << "half a line";
+  EXPECT_TRUE(locality_row_order(road, warp_k, cpu_line, 0).rows.empty()) << "short rows not asked for";
   const Csr<float> road_f = csr_cast<float>(road);
   EXPECT_FALSE(locality_row_order(road_f, warp / 4, line, warp).rows.empty()) << "128 floats: 512 bytes";
   EXPECT_TRUE(locality_row_order(road_f, warp_k, line, warp).rows.empty()) << "64 floats: 256 bytes";
@@ -110,7 +116,16 @@ TEST(SpmmRowOrder, CpuRowMajorTakesTheOrderWhereItPaysAndMatchesTheReference) {
                                         false);
   EXPECT_FALSE(ordered(*plan_for(16, banded))) << "a well numbered matrix keeps its order";
   const Csr<double> short_rows = random_rows(3000, 3000, std::vector<std::int64_t>(3000, 5), 78);
-  EXPECT_FALSE(ordered(*plan_for(16, short_rows))) << "rows of 5 entries: the order is not measured there";
+  EXPECT_FALSE(ordered(*plan_for(16, short_rows))) << "short rows of a directed pattern: RCM would not apply";
+  const Csr<double> road = road_numbered_at_random(), geometric = numbered_at_random("geometric", 20000);
+  ASSERT_LT(road.nnz(), tuning::kSpmmRowOrderCpuShortRowMinMean * road.rows);
+  ASSERT_GE(geometric.nnz(), tuning::kSpmmRowOrderCpuShortRowMinMean * geometric.rows);
+  ASSERT_LT(geometric.nnz(), static_cast<std::int64_t>(tuning::kSpmmRowOrderMinRowMean) * geometric.rows);
+  EXPECT_TRUE(ordered(*plan_for(64, road))) << "a road's rows, 512-byte rows of X: " << plan_for(64, road)->detail();
+  EXPECT_FALSE(ordered(*plan_for(16, road))) << "a road's rows, 128-byte rows of X";
+  EXPECT_TRUE(ordered(*plan_for(16, geometric))) << "rows of 8+ entries, 128-byte rows of X";
+  EXPECT_FALSE(ordered(*plan_for(4, geometric))) << "32-byte rows of X";
+  EXPECT_FALSE(ordered(*plan_for(64, symmetric_random_graph()))) << "no order to find";
   const Csr<double> wide = random_rows(3000, 3500, std::vector<std::int64_t>(3000, 30), 79);
   EXPECT_FALSE(ordered(*plan_for(16, wide))) << "a rectangular matrix has no symmetric ordering";
   for (int threads : {1, 3})
@@ -118,6 +133,8 @@ TEST(SpmmRowOrder, CpuRowMajorTakesTheOrderWhereItPaysAndMatchesTheReference) {
       SCOPED_TRACE("k " + std::to_string(k) + ", " + std::to_string(threads) + " threads");
       check_kernel<double>(*info, a, k, threads);
       check_kernel<float>(*info, a, k, threads);
+      check_kernel<double>(*info, road, k, threads);
+      check_kernel<float>(*info, geometric, k, threads);
     }
 }
 

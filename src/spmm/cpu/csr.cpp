@@ -185,7 +185,10 @@ class CsrSpmmRowMajor final : public CpuCsrSpmmBase<T> {
     // A badly numbered matrix's rows are stored in their visiting order: visited in place, each row's
     // start was a cache miss the prefetcher could not foresee (2M entries, 1 thread: 28 ms against 20 ms
     // for the same visits over rows stored in that order).
-    order_ = spmm_detail::locality_row_order(a, s.k, tuning::kSpmmRowOrderCpuLineBytes);
+    const bool few_entries = a.nnz() < tuning::kSpmmRowOrderCpuShortRowMinMean * a.rows;
+    order_ = spmm_detail::locality_row_order(a, s.k, tuning::kSpmmRowOrderCpuLineBytes,
+                                             few_entries ? tuning::kSpmmRowOrderCpuSparseRowBytes
+                                                         : tuning::kSpmmRowOrderCpuShortRowBytes);
     if (!order_.rows.empty()) this->store_rows_in_order(order_.rows);
     this->use_diagonal_offsets(order_.rows.empty() ? nullptr : order_.rows.data());
   }
