@@ -575,10 +575,10 @@ inline constexpr int kSpmmCudaFullChunkMaxLanes = 8;
 // non-zeros) fp32 column-major: the SpMM ran at 0.63x four cuda.dia.sym SpMVs at k = 4 and 2.2x sixteen at
 // k = 16 (docs/perf/data/spmm-gpu/h100-now-2026-11-27.csv); row-major k = 4 was already 1.23x.
 inline constexpr std::int64_t kSpmmCudaDiaColumnsMaxK = 4;
-// Plan::apply on k >= 2 vectors of a renumbered plan: the SpMM runs on P A P^T (rows of X gathered, of Y scattered)
+// Plan::apply on k >= 2 vectors of a renumbered plan: the SpMM runs on P A P^T (X's rows gathered, Y's scattered)
 // only when A's rows average at least this many entries. H100, 2026-11-27, 16M, fp64, RCM against A as given:
 // fem_mesh random (43 per row) 0.47 -> 0.40 ms at k = 16, 1.39 -> 1.04 at k = 64; road_planar random (4 per row)
-// 1.14 -> 1.82 and 4.35 -> 6.95 ms. Only those two matrices: the value lies between them.
+// 1.14 -> 1.82 and 4.35 -> 6.95 ms: the value lies between the two.
 inline constexpr double kBlockApplyRenumberMinRowMean = 16.0;
 // The row-major CSR SpMM kernels visit a badly numbered matrix's rows in RCM order (src/spmm/row_order.hpp)
 // when rows average at least this many entries (as kBlockApplyRenumberMinRowMean: fem_mesh, 43 per row) and
@@ -587,12 +587,12 @@ inline constexpr double kSpmmRowOrderMinRowMean = 16.0;
 inline constexpr int kSpmmRowOrderCpuLineBytes = 64;
 inline constexpr int kSpmmRowOrderGpuLineBytes = 32;
 // Shorter rows are ordered too from this many bytes of X's row, on a symmetric pattern whose RCM order is well
-// numbered. GPU: a warp per row (32 x 16 bytes), whose reads of A are the same in any order. H100, 2026-11-28,
-// 16M, fp64, forced RCM against none (docs/perf/data/spmm-gpu/short-row-order-2026-11-28.csv): road_planar
-// random 3.69 -> 2.73 ms at k = 64, 1.134 -> 1.125 at k = 16; random 0.366 -> 1.346 at k = 4 floats. CPU: a line
-// where rows average 8+ entries, else 512 bytes (X's rows reused less than Y's are written out of order). Dev box,
-// 2M, 1 thread (data/spmm-cpu/short-row-order-devbox-2026-11-29.csv): geometric random (9 per row) fp64 k = 16 24.0
-// -> 16.7 ms, k = 64 83.4 -> 44.4; road_planar random (4 per row) k = 64 151 -> 111, 128-byte rows 0.81-1.0x.
+// numbered (data: docs/perf/data/spmm-gpu/short-row-order-2026-11-28.csv, spmm-cpu/short-row-order-devbox-2026-11-29
+// .csv). GPU: a warp per row (32 x 16 bytes); H100, 16M, fp64, forced RCM against none: road_planar random 3.69 ->
+// 2.73 ms at k = 64, 1.134 -> 1.125 at k = 16; random 0.366 -> 1.346 at k = 4 floats; power-law 3.485 -> 3.604 at
+// k = 64. CPU: a line where rows average 8+ entries, else 512 bytes (X's rows reused less than Y's are written out
+// of order); dev box, 2M, 1 thread: geometric random (9 per row) fp64 k = 16 24.0 -> 16.7 ms, k = 64 83.4 -> 44.4;
+// road_planar random (4 per row) k = 64 151 -> 111, 128-byte rows 0.81-1.0x.
 inline constexpr int kSpmmRowOrderGpuWarpRowBytes = 512;
 inline constexpr int kSpmmRowOrderCpuShortRowBytes = 64, kSpmmRowOrderCpuSparseRowBytes = 512;
 inline constexpr std::int64_t kSpmmRowOrderCpuShortRowMinMean = 8;
