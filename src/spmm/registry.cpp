@@ -10,6 +10,7 @@ void register_cpu_dia_spmm(SpmmRegistry&);            // src/spmm/cpu/dia.cpp
 void register_cpu_spmv_columns_spmm(SpmmRegistry&);   // src/spmm/cpu/spmv_columns.cpp
 #ifdef SPKIT_HAVE_CUDA
 void register_cuda_csr_rowmajor_spmm(SpmmRegistry&);  // src/spmm/cuda/csr_rowmajor.cu
+void register_cuda_csr_nnzsplit_spmm(SpmmRegistry&);  // src/spmm/cuda/csr_nnzsplit.cu
 void register_cuda_csr_colmajor_spmm(SpmmRegistry&);  // src/spmm/cuda/csr_colmajor.cu
 void register_cuda_csr_colmajor_gather_spmm(SpmmRegistry&);  // src/spmm/cuda/csr_colmajor_gather.cu
 void register_cuda_cusparse_spmm(SpmmRegistry&);      // src/spmm/cuda/cusparse.cu
@@ -27,6 +28,7 @@ const SpmmRegistry& spmm_registry() {
     register_cpu_spmv_columns_spmm(reg);
 #ifdef SPKIT_HAVE_CUDA
     register_cuda_csr_rowmajor_spmm(reg);
+    register_cuda_csr_nnzsplit_spmm(reg);
     register_cuda_csr_colmajor_spmm(reg);
     register_cuda_csr_colmajor_gather_spmm(reg);
     register_cuda_cusparse_spmm(reg);

@@ -8,6 +8,8 @@
 //   GPU, k = 1        cuda.spmv.per_column   (the CUDA SpMV selector's pick)
 //   GPU, DIA matrices cuda.spmv.per_column   (column-major, k <= tuning::kSpmmCudaDiaColumnsMaxK: k DIA SpMVs)
 //   GPU, row-major    cuda.csr.spmm_rowmajor (lanes over columns from k, sub-groups over entries from the mean row)
+//   GPU, row-major    cuda.csr.spmm_nnzsplit (rows of very unequal length, no single hub row, k >= 16: equal spans
+//                                             of non-zeros per group)
 //   GPU, column-major cuda.csr.spmm_colmajor (X transposed, then the row-major row splitting)
 // The DIA rule is the SpMV selector's own (select_kernel's cost models, spkit/select.hpp), not a copy of it.
 // The baselines (MKL, cuSPARSE) are never picked. The reason line names the k and layout read.
@@ -80,6 +82,13 @@ SpmmSelection select_spmm_kernel(const MatrixStats& stats, const SpmmShape& shap
     s.kernel = "cuda.spmv.per_column";
     s.reason = k + ", column-major: the SpMV selector runs this matrix in DIA (" + spmv +
                "), whose products read less than the SpMM's CSR at so few columns";
+  } else if (row && shape.k >= tuning::kSpmmCudaSpanMinK && stats.row_nnz_mean > 0 &&
+             stats.row_nnz_std >= tuning::kSpmmCudaSpanMinRowCv * stats.row_nnz_mean &&
+             static_cast<double>(stats.row_nnz_max) < tuning::kSpmmCudaSpanMaxRowShare * static_cast<double>(stats.nnz)) {
+    s.kernel = "cuda.csr.spmm_nnzsplit";
+    s.reason = k + ", row-major: row lengths vary widely (std " + std::to_string(static_cast<long long>(stats.row_nnz_std + 0.5)) +
+               " around a mean of " + std::to_string(static_cast<long long>(stats.row_nnz_mean + 0.5)) +
+               "), so equal spans of non-zeros per group of lanes (merge-based SpMM, Yang, Buluç and Owens 2018)";
   } else {
     s.kernel = row ? "cuda.csr.spmm_rowmajor" : "cuda.csr.spmm_colmajor";
     if (row)

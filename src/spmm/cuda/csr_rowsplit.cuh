@@ -62,6 +62,21 @@ __device__ __forceinline__ void store_vec(T* p, const T (&in)[V]) {
   else *reinterpret_cast<float4*>(p) = make_float4(in[0], in[1], in[2], in[3]);
 }
 
+// V consecutive entries of a row-major Y: alpha sums + beta Y (Y not read when beta == 0).
+template <int V, class T>
+__device__ __forceinline__ void store_y(T* yp, const T (&sums)[V], T alpha, T beta) {
+  T out[V];
+  if (beta == T(0)) {
+#pragma unroll
+    for (int v = 0; v < V; ++v) out[v] = alpha * sums[v];
+  } else {
+    load_y<V>(yp, out);
+#pragma unroll
+    for (int v = 0; v < V; ++v) out[v] = alpha * sums[v] + beta * out[v];
+  }
+  store_vec<V>(yp, out);
+}
+
 // The lanes of this thread's group of L consecutive lanes, for the shuffles (groups of one warp may run
 // different trip counts).
 template <int L>
@@ -164,17 +179,7 @@ __global__ void __launch_bounds__(kBlock)
       }
       continue;
     }
-    T* yp = y + row * ldy + c;
-    T out[V];
-    if (beta == T(0)) {
-#pragma unroll
-      for (int v = 0; v < V; ++v) out[v] = alpha * acc[t][v];
-    } else {
-      load_y<V>(yp, out);
-#pragma unroll
-      for (int v = 0; v < V; ++v) out[v] = alpha * acc[t][v] + beta * out[v];
-    }
-    store_vec<V>(yp, out);
+    store_y<V>(y + row * ldy + c, acc[t], alpha, beta);
   }
 }
 
