@@ -174,10 +174,7 @@ class CsrSpmmNnzSplitPlan final : public CudaSpmmPlanBase<T> {
     const cudaStream_t st = cuda_stream(stream);
     if (this->trivial_run(beta, y, ldx, ldy, st)) return;
     const std::int64_t k = this->shape_.k;
-    const auto aligned = [](const void* p, std::int64_t ld) {
-      return reinterpret_cast<std::uintptr_t>(p) % 16 == 0 && ld % kVec == 0;
-    };
-    const bool vec = vector_.v > 1 && aligned(x, ldx) && aligned(y, ldy);
+    const bool vec = vector_.v > 1 && rows_on_16_bytes(x, ldx) && rows_on_16_bytes<T>(y, ldy);
     const Shape& shape = vec ? vector_ : scalar_;
     const auto go = [&](auto c) {
       using C = decltype(c);

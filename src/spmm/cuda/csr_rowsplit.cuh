@@ -77,6 +77,13 @@ __device__ __forceinline__ void store_y(T* yp, const T (&sums)[V], T alpha, T be
   store_vec<V>(yp, out);
 }
 
+// Whether a row-major operand (first element p, leading dimension ld) has every row on a 16-byte boundary, so
+// that the vector loads and stores of 16 / sizeof(T) elements apply.
+template <class T>
+inline bool rows_on_16_bytes(const T* p, std::int64_t ld) {
+  return reinterpret_cast<std::uintptr_t>(p) % 16 == 0 && ld % (16 / static_cast<std::int64_t>(sizeof(T))) == 0;
+}
+
 // The lanes of this thread's group of L consecutive lanes, for the shuffles (groups of one warp may run
 // different trip counts).
 template <int L>
@@ -378,10 +385,7 @@ class RowSplitSchedule {
   void launch(const DeviceProps& props, std::int64_t rows, std::int64_t k, const std::int64_t* ptr,
               const std::int32_t* col, const T* val, T alpha, const T* x, std::int64_t ldx, T beta, T* y,
               std::int64_t ldy, cudaStream_t stream) const {
-    const auto aligned = [](const void* p, std::int64_t ld) {
-      return reinterpret_cast<std::uintptr_t>(p) % 16 == 0 && ld % kVec == 0;
-    };
-    const bool vec = vector_.v > 1 && aligned(x, ldx) && (COL_Y || aligned(y, ldy));
+    const bool vec = vector_.v > 1 && rows_on_16_bytes(x, ldx) && (COL_Y || rows_on_16_bytes<T>(y, ldy));
     const Shape& shape = vec ? vector_ : scalar_;
     // Groups of C's shape over `count` rows: all rows (list null, those over max_len skipped) or a list.
     const auto groups = [&](auto c, std::int64_t count, const std::int64_t* list, std::int64_t max_len) {
