@@ -22,8 +22,9 @@ namespace spkit::test {
 namespace {
 
 // Around every register tile width (16..512 bytes: 2..64 doubles, 4..128 floats), the tails below 16
-// bytes, and k past one 512-byte tile.
-constexpr std::int64_t kDiaKs[] = {1, 2, 3, 5, 7, 8, 9, 15, 17, 31, 32, 63, 65, 127, 128, 129, 200};
+// bytes, and k past one 512-byte tile; with tight leading dimensions k = 1, 2, 4 (and 8 in fp32) run several
+// rows a 64-byte vector in interior tiles.
+constexpr std::int64_t kDiaKs[] = {1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 31, 32, 63, 65, 127, 128, 129, 200};
 
 const SpmmKernelInfo& dia_kernel() {
   const SpmmKernelInfo* k = spmm_registry().find("cpu.dia.spmm");
@@ -47,6 +48,7 @@ void check_dia(const Csr<double>& ad, const std::vector<std::int64_t>& ks, const
         check_product<T>(*plan, a, shape, T(1), T(0), 0);
         check_product<T>(*plan, a, shape, T(-0.5), T(0.75), 0);
         check_product<T>(*plan, a, shape, T(2), T(-1), 0, true);
+        check_product<T>(*plan, a, shape, T(1), T(0), 0, true);  // tight: the packed rows of narrow k (NaN Y)
         if (::testing::Test::HasFailure()) return;
       }
 }
@@ -60,6 +62,22 @@ TEST(CpuSpmmDia, EveryTileWidthInteriorAndEdgeTiles) {
   // 601 rows: interior 64-row tiles in the middle, edge tiles at both ends, a last tile of 25 rows.
   const Csr<double> a = banded_csr(601, 601, {-70, -3, 0, 1, 5, 90}, false);
   check_dia_both(a, {std::begin(kDiaKs), std::end(kDiaKs)}, "band 601 x 601");
+}
+
+TEST(CpuSpmmDia, NarrowRowsPackedIntoVectors) {
+  // Interior tiles from row 192 to 767 (diagonals +-130 and +-64 inside X), edge tiles around them.
+  const Csr<double> a = banded_csr(1000, 1000, {-130, -64, -1, 0, 1, 64, 130}, false);
+  for (std::int64_t k : {1, 2, 4, 8, 16}) {
+    const SpmmShape shape{k, DenseLayout::row_major};
+    const bool f64 = k < 8, f32 = k < 16;  // rows narrower than a 64-byte vector
+    const auto detail_of = [&](auto tag) {
+      using T = decltype(tag);
+      return dia_kernel().factory<T>()(csr_cast<T>(a), shape, PlanOptions{})->detail();
+    };
+    EXPECT_EQ(detail_of(double{}).find("rows a 64-byte vector") != std::string::npos, f64) << detail_of(double{});
+    EXPECT_EQ(detail_of(float{}).find("rows a 64-byte vector") != std::string::npos, f32) << detail_of(float{});
+  }
+  check_dia_both(a, {1, 2, 4, 8, 16}, "band 1000, diagonals +-130");
 }
 
 TEST(CpuSpmmDia, RectangularWithDiagonalsReachingOutside) {

@@ -4,7 +4,9 @@
 // reads no column index and no row pointer:
 //   row-major:    Y(i, :) += a_d[i] * X(i + d, :) for a block of R rows at a time, the block's R rows of
 //                 Y (a tile of k columns, as wide as k allows, as in the CSR kernels) kept in registers
-//                 across all diagonals, then written once;
+//                 across all diagonals, then written once; where Y's and X's rows are adjacent and a
+//                 64-byte vector holds several of them (k = 1, 2, 4, and 8 in fp32), one vector's sums
+//                 serve those rows instead (packed_tile: one load, permute and FMA per diagonal);
 //   column-major: each column of Y is a DIA SpMV over 64-row tiles, the tile's sums in registers across
 //                 the diagonals, a few columns at a time, so each value loaded serves them all and the
 //                 tile's diagonals (a few KB) come from L1 for every column.
@@ -20,6 +22,7 @@
 #include <limits>
 #include <string>
 #include <type_traits>
+#include <utility>
 
 #include "kernels/cpu/cpu_common.hpp"
 #include "kernels/cpu/simd_vec.hpp"
@@ -108,6 +111,60 @@ void tile_rows(const T* v, const std::int64_t* offs, std::int64_t nd, std::int64
                                     y, ldy, k, out);
 }
 
+// Row-major Y and X whose rows are W < 64 / sizeof(T) columns wide and adjacent (ld == k == W, W a power of two):
+// P = 64 bytes / row bytes consecutive rows of Y fill one 64-byte vector, and on diagonal d their rows of X, i + d
+// onwards, are adjacent too. So per diagonal and P rows: one load of X, the P values a_d[i..] each spread over its
+// row's W lanes (one permute of a 64-byte vector of values loaded for W such groups), one FMA, where row_block
+// spends P loads of X, P broadcasts and P FMAs on vectors of W lanes (fp32 k = 4: a quarter of a register each).
+
+// Lane l of the result: value Q * P + l / W of the vector of values (the Q-th group of P rows in it).
+template <class T, int W, int Q, std::size_t... Is>
+__attribute__((always_inline)) inline cpu::vec64_t<T> spread_rows(cpu::vec64_t<T> values, std::index_sequence<Is...>) {
+  constexpr int P = cpu::Vec64<T>::lanes / W;
+  if constexpr (W == 1) {
+    return values;
+  } else {
+#if defined(__clang__)
+    return __builtin_shufflevector(values, values, static_cast<int>(Q * P + Is / W)...);
+#else
+    using Index = std::conditional_t<sizeof(T) == 4, std::int32_t, std::int64_t>;
+    typedef Index IndexVec __attribute__((vector_size(64)));
+    return __builtin_shuffle(values, IndexVec{static_cast<Index>(Q * P + Is / W)...});
+#endif
+  }
+}
+
+// acc[g] += spread values * X's rows for the groups g = 0..NA-1 of P rows; values[g / W] holds group g's.
+template <class T, int W, int NA, std::size_t... Gs>
+__attribute__((always_inline)) inline void packed_fma(cpu::vec64_t<T> (&acc)[NA], const cpu::vec64_t<T>* values,
+                                                      const T* __restrict xs, std::index_sequence<Gs...>) {
+  constexpr int L = cpu::Vec64<T>::lanes;
+  constexpr auto lanes = std::make_index_sequence<L>{};
+  ((acc[Gs] += spread_rows<T, W, static_cast<int>(Gs % W)>(values[Gs / W], lanes) * cpu::load64(xs + Gs * L)), ...);
+}
+
+// Rows [r0, r0 + kTile) of an interior tile (every i + d inside X), W columns, X and Y rows adjacent.
+template <int W, class T, class Out>
+void packed_tile(const T* v, const std::int64_t* offs, std::int64_t nd, std::int64_t r0, const T* __restrict x,
+                 T* y, Out out) {
+  using Vec = cpu::vec64_t<T>;
+  constexpr int L = cpu::Vec64<T>::lanes, P = L / W;
+  // Vectors of sums: 8, or the whole tile; rows per block R = NA * P, a whole number of 64-byte values.
+  constexpr int NA = std::min<int>(8, static_cast<int>(kTile) / P), R = NA * P;
+  static_assert(L % W == 0 && kTile % R == 0 && NA % W == 0, "whole rows a vector, whole vectors of values");
+  for (std::int64_t s = 0; s < kTile; s += R) {
+    Vec acc[NA];
+    for (int g = 0; g < NA; ++g) acc[g] = Vec{};
+    const T* vd = v + s;
+    for (std::int64_t d = 0; d < nd; ++d, vd += kTile) {
+      Vec values[NA / W];
+      for (int c = 0; c < NA / W; ++c) values[c] = cpu::load64(vd + c * L);
+      packed_fma<T, W, NA>(acc, values, x + (r0 + s + offs[d]) * W, std::make_index_sequence<NA>{});
+    }
+    for (int g = 0; g < NA; ++g) out.write_vec(y + (r0 + s) * W + g * L, acc[g]);
+  }
+}
+
 // Column-major: G columns of one 64-row tile (rows r0..r0+63 all inside A, every i + d inside X).
 template <int G, class T, class Out>
 __attribute__((always_inline)) inline void col_tile(const T* __restrict v, const std::int64_t* offs, std::int64_t nd,
@@ -188,9 +245,12 @@ class DiaSpmm final : public SpmmPlan<T> {
            static_cast<std::uint64_t>(rows_ + cols_) * static_cast<std::uint64_t>(shape_.k) * sizeof(T);
   }
   std::string detail() const override {
-    const std::string shape = shape_.layout == DenseLayout::row_major
-                                  ? std::to_string(cpu::spmm::main_tile_bytes<T>(shape_.k)) + "-byte register tiles"
-                                  : "columns " + std::to_string(kColGroup) + " at a time";
+    const std::int64_t k = shape_.k;
+    std::string shape = shape_.layout == DenseLayout::row_major
+                            ? std::to_string(cpu::spmm::main_tile_bytes<T>(k)) + "-byte register tiles"
+                            : "columns " + std::to_string(kColGroup) + " at a time";
+    if (shape_.layout == DenseLayout::row_major && packed_width(k, k, k) > 0)
+      shape += " (" + std::to_string(cpu::Vec64<T>::lanes / k) + " rows a 64-byte vector when X's and Y's rows are adjacent)";
     return std::to_string(offs_.size()) + " diagonals, padding " +
            cpu::percent(static_cast<double>(val_.size()) - static_cast<double>(nnz_), static_cast<double>(val_.size())) +
            ", " + std::to_string(kTile) + "-row tiles, " + shape;
@@ -216,12 +276,33 @@ class DiaSpmm final : public SpmmPlan<T> {
   void run_row_major(const T* x, std::int64_t ldx, T* y, std::int64_t ldy, Out out) const {
     const std::int64_t nd = static_cast<std::int64_t>(offs_.size()), k = shape_.k;
     const int tb = cpu::spmm::main_tile_bytes<T>(k);
+    const int packed = packed_width(k, ldx, ldy);
 #pragma omp parallel for num_threads(threads_) schedule(static) if (threads_ > 1)
     for (std::int64_t t = 0; t < tiles_; ++t) {
       const std::int64_t r0 = t * kTile, n = std::min(kTile, rows_ - r0);
       const T* v = val_.data() + t * nd * kTile;
-      if (interior(r0)) tile_row_major<false>(tb, v, r0, n, x, ldx, y, ldy, k, out);
-      else tile_row_major<true>(tb, v, r0, n, x, ldx, y, ldy, k, out);
+      if (!interior(r0)) tile_row_major<true>(tb, v, r0, n, x, ldx, y, ldy, k, out);
+      else if (packed > 0) packed_row_major(packed, v, r0, x, y, out);
+      else tile_row_major<false>(tb, v, r0, n, x, ldx, y, ldy, k, out);
+    }
+  }
+
+  // k when several adjacent rows of X and Y fill a 64-byte vector (packed_tile), else 0.
+  static int packed_width(std::int64_t k, std::int64_t ldx, std::int64_t ldy) {
+    constexpr std::int64_t lanes = cpu::Vec64<T>::lanes;
+    const bool fits = k < lanes && lanes % k == 0 && ldx == k && ldy == k;
+    return fits ? static_cast<int>(k) : 0;
+  }
+  template <class Out>
+  void packed_row_major(int w, const T* v, std::int64_t r0, const T* x, T* y, Out out) const {
+    const std::int64_t* offs = offs_.data();
+    const std::int64_t nd = static_cast<std::int64_t>(offs_.size());
+    switch (w) {
+      case 1: return packed_tile<1>(v, offs, nd, r0, x, y, out);
+      case 2: return packed_tile<2>(v, offs, nd, r0, x, y, out);
+      case 4: return packed_tile<4>(v, offs, nd, r0, x, y, out);
+      default:
+        if constexpr (cpu::Vec64<T>::lanes > 8) return packed_tile<8>(v, offs, nd, r0, x, y, out);
     }
   }
 
