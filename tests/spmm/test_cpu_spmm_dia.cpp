@@ -80,6 +80,23 @@ TEST(CpuSpmmDia, NarrowRowsPackedIntoVectors) {
   check_dia_both(a, {1, 2, 4, 8, 16}, "band 1000, diagonals +-130");
 }
 
+TEST(CpuSpmmDia, SymmetricPackedRowsReadHalfTheDiagonals) {
+  // Exactly symmetric bands, with and without a main diagonal, 1,000 and 1,001 rows: the packed interior
+  // tiles then read the diagonals d >= 0 and their mirrors; a band that is not symmetric keeps all diagonals.
+  const Csr<double> sym = banded_csr(1000, 1000, {-130, -64, -1, 0, 1, 64, 130}, true);
+  const Csr<double> no_main = banded_csr(1001, 1001, {-200, -3, 3, 200}, true);
+  const Csr<double> skew = banded_csr(1000, 1000, {-130, -64, -1, 0, 1, 64, 130}, false);
+  for (std::int64_t k : {1, 2, 4}) {
+    const SpmmShape shape{k, DenseLayout::row_major};
+    const auto detail = [&](const Csr<double>& m) { return dia_kernel().factory<double>()(m, shape, PlanOptions{})->detail(); };
+    EXPECT_NE(detail(sym).find("symmetric: 4 of the diagonals read"), std::string::npos) << detail(sym);
+    EXPECT_NE(detail(no_main).find("symmetric: 2 of the diagonals read"), std::string::npos) << detail(no_main);
+    EXPECT_EQ(detail(skew).find("symmetric"), std::string::npos) << detail(skew);
+  }
+  check_dia_both(sym, {1, 2, 3, 4, 8, 16}, "symmetric band 1000");
+  check_dia_both(no_main, {1, 2, 4, 8}, "symmetric band 1001 without a main diagonal");
+}
+
 TEST(CpuSpmmDia, RectangularWithDiagonalsReachingOutside) {
   // Wide: diagonal 650 holds rows 0..49 only; tall: diagonal -600 starts at row 600, -35 at row 35. Fewer
   // rows than one tile, and many.

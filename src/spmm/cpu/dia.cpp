@@ -6,7 +6,9 @@
 //                 Y (a tile of k columns, as wide as k allows, as in the CSR kernels) kept in registers
 //                 across all diagonals, then written once; where Y's and X's rows are adjacent and a
 //                 64-byte vector holds several of them (k = 1, 2, 4, and 8 in fp32), one vector's sums
-//                 serve those rows instead (packed_tile: one load, permute and FMA per diagonal);
+//                 serve those rows instead (packed_tile: one load, permute and FMA per diagonal), and an
+//                 exactly symmetric matrix's interior tiles read its diagonals d >= 0 only, each also for its
+//                 mirror (packed_sym_tile; the plan keeps that half beside the full tiles: 1.5x the bytes);
 //   column-major: each column of Y is a DIA SpMV over 64-row tiles, the tile's sums in registers across
 //                 the diagonals, a few columns at a time, so each value loaded serves them all and the
 //                 tile's diagonals (a few KB) come from L1 for every column.
@@ -165,6 +167,34 @@ void packed_tile(const T* v, const std::int64_t* offs, std::int64_t nd, std::int
   }
 }
 
+// The same rows of a symmetric matrix from its diagonals d >= 0 alone ([diagonal][row], val + h * rows): row i
+// meets a_d[i] X(i + d) and, for d > 0, the mirror a_d[i - d] X(i - d), whose values a block read d rows earlier
+// (from cache), so memory carries half the diagonals. The tile must be interior for the mirrored reach too.
+template <int W, class T, class Out>
+void packed_sym_tile(const T* val, std::int64_t rows, const std::int64_t* offs, std::int64_t nh, std::int64_t r0,
+                     const T* __restrict x, T* y, Out out) {
+  using Vec = cpu::vec64_t<T>;
+  constexpr int L = cpu::Vec64<T>::lanes, P = L / W;
+  constexpr int NA = std::min<int>(8, static_cast<int>(kTile) / P), R = NA * P;
+  constexpr auto groups = std::make_index_sequence<NA>{};
+  for (std::int64_t s = 0; s < kTile; s += R) {
+    const std::int64_t i0 = r0 + s;
+    Vec acc[NA];
+    for (int g = 0; g < NA; ++g) acc[g] = Vec{};
+    for (std::int64_t h = 0; h < nh; ++h) {
+      const std::int64_t d = offs[h];
+      const T* up = val + h * rows + i0;
+      Vec values[NA / W];
+      for (int c = 0; c < NA / W; ++c) values[c] = cpu::load64(up + c * L);
+      packed_fma<T, W, NA>(acc, values, x + (i0 + d) * W, groups);
+      if (d == 0) continue;
+      for (int c = 0; c < NA / W; ++c) values[c] = cpu::load64(up - d + c * L);
+      packed_fma<T, W, NA>(acc, values, x + (i0 - d) * W, groups);
+    }
+    for (int g = 0; g < NA; ++g) out.write_vec(y + i0 * W + g * L, acc[g]);
+  }
+}
+
 // Column-major: G columns of one 64-row tile (rows r0..r0+63 all inside A, every i + d inside X).
 template <int G, class T, class Out>
 __attribute__((always_inline)) inline void col_tile(const T* __restrict v, const std::int64_t* offs, std::int64_t nd,
@@ -229,6 +259,8 @@ class DiaSpmm final : public SpmmPlan<T> {
 #pragma omp parallel for num_threads(threads_) schedule(static) if (threads_ > 1)
     for (std::int64_t t = 0; t < tiles_; ++t)
       std::copy(m.values.begin() + t * per_tile, m.values.begin() + (t + 1) * per_tile, val_.data() + t * per_tile);
+    if (shape.layout == DenseLayout::row_major && packed_width(shape.k, shape.k, shape.k) > 0 && a.rows == a.cols)
+      build_half(a, limits);
   }
 
   void run(T alpha, const T* x, std::int64_t ldx, T beta, T* y, std::int64_t ldy, Stream) override {
@@ -240,8 +272,9 @@ class DiaSpmm final : public SpmmPlan<T> {
     });
   }
   Backend backend() const override { return Backend::cpu; }
-  std::uint64_t bytes_moved() const override {
-    return val_.size() * sizeof(T) + offs_.size() * sizeof(std::int64_t) +
+  std::uint64_t bytes_moved() const override {  // a symmetric plan's packed rows (ld = k) read the half diagonals
+    const std::size_t slots = half_offs_.empty() ? val_.size() : half_.size();
+    return slots * sizeof(T) + offs_.size() * sizeof(std::int64_t) +
            static_cast<std::uint64_t>(rows_ + cols_) * static_cast<std::uint64_t>(shape_.k) * sizeof(T);
   }
   std::string detail() const override {
@@ -250,7 +283,9 @@ class DiaSpmm final : public SpmmPlan<T> {
                             ? std::to_string(cpu::spmm::main_tile_bytes<T>(k)) + "-byte register tiles"
                             : "columns " + std::to_string(kColGroup) + " at a time";
     if (shape_.layout == DenseLayout::row_major && packed_width(k, k, k) > 0)
-      shape += " (" + std::to_string(cpu::Vec64<T>::lanes / k) + " rows a 64-byte vector when X's and Y's rows are adjacent)";
+      shape += " (" + std::to_string(cpu::Vec64<T>::lanes / k) + " rows a 64-byte vector when X's and Y's rows are adjacent" +
+               (half_offs_.empty() ? std::string(")")
+                                   : ", symmetric: " + std::to_string(half_offs_.size()) + " of the diagonals read)");
     return std::to_string(offs_.size()) + " diagonals, padding " +
            cpu::percent(static_cast<double>(val_.size()) - static_cast<double>(nnz_), static_cast<double>(val_.size())) +
            ", " + std::to_string(kTile) + "-row tiles, " + shape;
@@ -282,7 +317,8 @@ class DiaSpmm final : public SpmmPlan<T> {
       const std::int64_t r0 = t * kTile, n = std::min(kTile, rows_ - r0);
       const T* v = val_.data() + t * nd * kTile;
       if (!interior(r0)) tile_row_major<true>(tb, v, r0, n, x, ldx, y, ldy, k, out);
-      else if (packed > 0) packed_row_major(packed, v, r0, x, y, out);
+      else if (packed > 0 && !half_offs_.empty()) packed_row_major<true>(packed, half_.data(), r0, x, y, out);
+      else if (packed > 0) packed_row_major<false>(packed, v, r0, x, y, out);
       else tile_row_major<false>(tb, v, r0, n, x, ldx, y, ldy, k, out);
     }
   }
@@ -293,17 +329,45 @@ class DiaSpmm final : public SpmmPlan<T> {
     const bool fits = k < lanes && lanes % k == 0 && ldx == k && ldy == k;
     return fits ? static_cast<int>(k) : 0;
   }
-  template <class Out>
+  // Half: v is the half diagonals (half_), else the tile's full ones.
+  template <bool Half, class Out>
   void packed_row_major(int w, const T* v, std::int64_t r0, const T* x, T* y, Out out) const {
-    const std::int64_t* offs = offs_.data();
-    const std::int64_t nd = static_cast<std::int64_t>(offs_.size());
+    const auto go = [&](auto w_tag) {
+      constexpr int W = decltype(w_tag)::value;
+      if constexpr (Half)
+        packed_sym_tile<W>(v, rows_, half_offs_.data(), static_cast<std::int64_t>(half_offs_.size()), r0, x, y, out);
+      else
+        packed_tile<W>(v, offs_.data(), static_cast<std::int64_t>(offs_.size()), r0, x, y, out);
+    };
     switch (w) {
-      case 1: return packed_tile<1>(v, offs, nd, r0, x, y, out);
-      case 2: return packed_tile<2>(v, offs, nd, r0, x, y, out);
-      case 4: return packed_tile<4>(v, offs, nd, r0, x, y, out);
+      case 1: return go(std::integral_constant<int, 1>{});
+      case 2: return go(std::integral_constant<int, 2>{});
+      case 4: return go(std::integral_constant<int, 4>{});
       default:
-        if constexpr (cpu::Vec64<T>::lanes > 8) return packed_tile<8>(v, offs, nd, r0, x, y, out);
+        if constexpr (cpu::Vec64<T>::lanes > 8) return go(std::integral_constant<int, 8>{});
     }
+  }
+
+  // A symmetric matrix's diagonals d >= 0 ([diagonal][row]) for packed_sym_tile; left empty otherwise.
+  void build_half(const Csr<T>& a, const FormatLimits& limits) {
+    DiaOptions d;
+    d.symmetric = true;
+    d.max_bytes_ratio = std::numeric_limits<double>::infinity();  // the full diagonals passed the rule
+    Dia<T> h;
+    try {
+      h = csr_to_dia(a, d, limits);
+    } catch (const NotApplicable&) {  // not exactly symmetric
+      return;
+    }
+    half_ = cpu::FirstTouchArray<T>(h.values.size());
+    const std::int64_t nh = h.diagonals(), rows = rows_;
+#pragma omp parallel for num_threads(threads_) schedule(static) if (threads_ > 1)
+    for (std::int64_t t = 0; t < tiles_; ++t) {  // first touched by the tile's reader, as val_
+      const std::int64_t r0 = t * kTile, r1 = std::min(rows, r0 + kTile);
+      for (std::int64_t q = 0; q < nh; ++q)
+        std::copy(h.values.begin() + q * rows + r0, h.values.begin() + q * rows + r1, half_.data() + q * rows + r0);
+    }
+    half_offs_ = std::move(h.offsets);
   }
 
   template <bool Clamp, class Out>
@@ -356,6 +420,10 @@ class DiaSpmm final : public SpmmPlan<T> {
   std::int64_t rows_ = 0, cols_ = 0, nnz_ = 0, tiles_ = 0;
   std::vector<std::int64_t> offs_;  // ascending
   cpu::FirstTouchArray<T> val_;     // [tile][diagonal][row in tile]
+  // Symmetric matrices with packed rows: the diagonals d >= 0 again, [diagonal][row], read by the interior tiles
+  // (the edge tiles and other leading dimensions read val_).
+  std::vector<std::int64_t> half_offs_;
+  cpu::FirstTouchArray<T> half_;
 };
 
 }  // namespace
