@@ -82,7 +82,8 @@ TEST(CpuSpmmDia, NarrowRowsPackedIntoVectors) {
 
 TEST(CpuSpmmDia, SymmetricPackedRowsReadHalfTheDiagonals) {
   // Exactly symmetric bands, with and without a main diagonal, 1,000 and 1,001 rows: the packed interior
-  // tiles then read the diagonals d >= 0 and their mirrors; a band that is not symmetric keeps all diagonals.
+  // tiles then read the diagonals d >= 0 and their mirrors (k = 1, 2, 4 and, one row a vector, 8 doubles or 16
+  // floats); a band that is not symmetric keeps all diagonals.
   const Csr<double> sym = banded_csr(1000, 1000, {-130, -64, -1, 0, 1, 64, 130}, true);
   const Csr<double> no_main = banded_csr(1001, 1001, {-200, -3, 3, 200}, true);
   const Csr<double> skew = banded_csr(1000, 1000, {-130, -64, -1, 0, 1, 64, 130}, false);
@@ -93,6 +94,13 @@ TEST(CpuSpmmDia, SymmetricPackedRowsReadHalfTheDiagonals) {
     EXPECT_NE(detail(no_main).find("symmetric: 2 of the diagonals read"), std::string::npos) << detail(no_main);
     EXPECT_EQ(detail(skew).find("symmetric"), std::string::npos) << detail(skew);
   }
+  // k = 8 doubles (16 floats): one row a vector, the half read only where the matrix is symmetric.
+  const auto wide = [&](const Csr<double>& m) {
+    return dia_kernel().factory<double>()(m, {8, DenseLayout::row_major}, PlanOptions{})->detail();
+  };
+  EXPECT_NE(wide(sym).find("one row a 64-byte vector when X's and Y's rows are adjacent, symmetric: 4 of"),
+            std::string::npos) << wide(sym);
+  EXPECT_EQ(wide(skew).find("a 64-byte vector"), std::string::npos) << wide(skew);
   check_dia_both(sym, {1, 2, 3, 4, 8, 16}, "symmetric band 1000");
   check_dia_both(no_main, {1, 2, 4, 8}, "symmetric band 1001 without a main diagonal");
 }

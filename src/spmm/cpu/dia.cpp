@@ -8,7 +8,8 @@
 //                 64-byte vector holds several of them (k = 1, 2, 4, and 8 in fp32), one vector's sums
 //                 serve those rows instead (packed_tile: one load, permute and FMA per diagonal), and an
 //                 exactly symmetric matrix's interior tiles read its diagonals d >= 0 only, each also for its
-//                 mirror (packed_sym_tile; the plan keeps that half beside the full tiles: 1.5x the bytes);
+//                 mirror (packed_sym_tile, also at one row a vector: k = 8 doubles, 16 floats; the plan keeps
+//                 that half beside the full tiles: 1.5x the bytes);
 //   column-major: each column of Y is a DIA SpMV over 64-row tiles, the tile's sums in registers across
 //                 the diagonals, a few columns at a time, so each value loaded serves them all and the
 //                 tile's diagonals (a few KB) come from L1 for every column.
@@ -184,12 +185,22 @@ void packed_sym_tile(const T* val, std::int64_t rows, const std::int64_t* offs, 
     for (std::int64_t h = 0; h < nh; ++h) {
       const std::int64_t d = offs[h];
       const T* up = val + h * rows + i0;
-      Vec values[NA / W];
-      for (int c = 0; c < NA / W; ++c) values[c] = cpu::load64(up + c * L);
-      packed_fma<T, W, NA>(acc, values, x + (i0 + d) * W, groups);
-      if (d == 0) continue;
-      for (int c = 0; c < NA / W; ++c) values[c] = cpu::load64(up - d + c * L);
-      packed_fma<T, W, NA>(acc, values, x + (i0 - d) * W, groups);
+      if constexpr (W == L) {  // one row a vector: each value broadcast from memory
+        const T* xu = x + (i0 + d) * W;
+#pragma GCC unroll 8
+        for (int g = 0; g < NA; ++g) acc[g] += up[g] * cpu::load64(xu + g * L);
+        if (d == 0) continue;
+        const T* xl = x + (i0 - d) * W;
+#pragma GCC unroll 8
+        for (int g = 0; g < NA; ++g) acc[g] += up[g - d] * cpu::load64(xl + g * L);
+      } else {
+        Vec values[NA / W];
+        for (int c = 0; c < NA / W; ++c) values[c] = cpu::load64(up + c * L);
+        packed_fma<T, W, NA>(acc, values, x + (i0 + d) * W, groups);
+        if (d == 0) continue;
+        for (int c = 0; c < NA / W; ++c) values[c] = cpu::load64(up - d + c * L);
+        packed_fma<T, W, NA>(acc, values, x + (i0 - d) * W, groups);
+      }
     }
     for (int g = 0; g < NA; ++g) out.write_vec(y + i0 * W + g * L, acc[g]);
   }
@@ -259,7 +270,7 @@ class DiaSpmm final : public SpmmPlan<T> {
 #pragma omp parallel for num_threads(threads_) schedule(static) if (threads_ > 1)
     for (std::int64_t t = 0; t < tiles_; ++t)
       std::copy(m.values.begin() + t * per_tile, m.values.begin() + (t + 1) * per_tile, val_.data() + t * per_tile);
-    if (shape.layout == DenseLayout::row_major && packed_width(shape.k, shape.k, shape.k) > 0 && a.rows == a.cols)
+    if (shape.layout == DenseLayout::row_major && packed_width(shape.k, shape.k, shape.k, true) > 0 && a.rows == a.cols)
       build_half(a, limits);
   }
 
@@ -282,8 +293,9 @@ class DiaSpmm final : public SpmmPlan<T> {
     std::string shape = shape_.layout == DenseLayout::row_major
                             ? std::to_string(cpu::spmm::main_tile_bytes<T>(k)) + "-byte register tiles"
                             : "columns " + std::to_string(kColGroup) + " at a time";
-    if (shape_.layout == DenseLayout::row_major && packed_width(k, k, k) > 0)
-      shape += " (" + std::to_string(cpu::Vec64<T>::lanes / k) + " rows a 64-byte vector when X's and Y's rows are adjacent" +
+    if (shape_.layout == DenseLayout::row_major && packed_width(k, k, k, !half_offs_.empty()) > 0)
+      shape += " (" + (cpu::Vec64<T>::lanes == k ? std::string("one row") : std::to_string(cpu::Vec64<T>::lanes / k) + " rows") +
+               " a 64-byte vector when X's and Y's rows are adjacent" +
                (half_offs_.empty() ? std::string(")")
                                    : ", symmetric: " + std::to_string(half_offs_.size()) + " of the diagonals read)");
     return std::to_string(offs_.size()) + " diagonals, padding " +
@@ -311,7 +323,7 @@ class DiaSpmm final : public SpmmPlan<T> {
   void run_row_major(const T* x, std::int64_t ldx, T* y, std::int64_t ldy, Out out) const {
     const std::int64_t nd = static_cast<std::int64_t>(offs_.size()), k = shape_.k;
     const int tb = cpu::spmm::main_tile_bytes<T>(k);
-    const int packed = packed_width(k, ldx, ldy);
+    const int packed = packed_width(k, ldx, ldy, !half_offs_.empty());
 #pragma omp parallel for num_threads(threads_) schedule(static) if (threads_ > 1)
     for (std::int64_t t = 0; t < tiles_; ++t) {
       const std::int64_t r0 = t * kTile, n = std::min(kTile, rows_ - r0);
@@ -323,10 +335,11 @@ class DiaSpmm final : public SpmmPlan<T> {
     }
   }
 
-  // k when several adjacent rows of X and Y fill a 64-byte vector (packed_tile), else 0.
-  static int packed_width(std::int64_t k, std::int64_t ldx, std::int64_t ldy) {
+  // k when several adjacent rows of X and Y fill a 64-byte vector (packed_tile), or, with a symmetric half, one row
+  // does (packed_sym_tile reads half the diagonals there too), else 0.
+  static int packed_width(std::int64_t k, std::int64_t ldx, std::int64_t ldy, bool half) {
     constexpr std::int64_t lanes = cpu::Vec64<T>::lanes;
-    const bool fits = k < lanes && lanes % k == 0 && ldx == k && ldy == k;
+    const bool fits = (k < lanes || (half && k == lanes)) && lanes % k == 0 && ldx == k && ldy == k;
     return fits ? static_cast<int>(k) : 0;
   }
   // Half: v is the half diagonals (half_), else the tile's full ones.
@@ -339,12 +352,20 @@ class DiaSpmm final : public SpmmPlan<T> {
       else
         packed_tile<W>(v, offs_.data(), static_cast<std::int64_t>(offs_.size()), r0, x, y, out);
     };
+    constexpr int lanes = cpu::Vec64<T>::lanes;
     switch (w) {
       case 1: return go(std::integral_constant<int, 1>{});
       case 2: return go(std::integral_constant<int, 2>{});
       case 4: return go(std::integral_constant<int, 4>{});
+      case 8:
+        if constexpr (lanes == 8) {
+          if constexpr (Half) return go(std::integral_constant<int, 8>{});
+        } else {
+          return go(std::integral_constant<int, 8>{});
+        }
+        break;
       default:
-        if constexpr (cpu::Vec64<T>::lanes > 8) return go(std::integral_constant<int, 8>{});
+        if constexpr (Half && lanes == 16) return go(std::integral_constant<int, 16>{});
     }
   }
 
