@@ -4,9 +4,11 @@
 // or end outside the matrix, empty rows, 1x1, row counts not a multiple of the 64-row tile or the register
 // block, 1 and 2 threads. Then SpMM auto's two rules that follow the SpMV side (src/spmm/select.cpp): a
 // stencil the SpMV selector runs in DIA gets the DIA SpMM (row-major up to a k), and k = 1 runs the SpMV
-// selector's pick.
+// selector's pick. Column-major Y past the streaming bound is checked at every lane shift of its columns.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -126,6 +128,68 @@ TEST(CpuSpmmDia, EmptyRowsOneByOneAndNoEntries) {
   check_dia_both(random_csr(1, 1, 6, {{0}}), {1, 2, 5, 64}, "1 x 1");
   check_dia_both(random_csr(1, 1, 6, {{}}), {1, 4}, "1 x 1 without its entry");
   check_dia_both(random_csr(70, 40, 6, std::vector<std::vector<std::int32_t>>(70)), {3, 8}, "70 x 40, no entries");
+}
+
+// Column-major Y = alpha A X + beta Y into a buffer `shift` elements past a 64-byte boundary, leading dimension
+// ldy, checked against a double product of the same inputs (Y's padding rows untouched).
+template <class T>
+void check_col_major_at(SpmmPlan<T>& plan, const Csr<T>& a, std::int64_t k, std::int64_t ldy, std::int64_t shift,
+                        T alpha, T beta) {
+  SCOPED_TRACE("k " + std::to_string(k) + ", ldy " + std::to_string(ldy) + ", shift " + std::to_string(shift) +
+               ", beta " + std::to_string(beta));
+  const auto xd = random_vector(a.cols * k, fresh_seed());
+  const std::vector<T> x(xd.begin(), xd.end());
+  const std::size_t n = static_cast<std::size_t>(k * ldy + shift);
+  std::unique_ptr<T, void (*)(void*)> buf(static_cast<T*>(std::aligned_alloc(64, (n * sizeof(T) + 63) / 64 * 64)),
+                                          std::free);
+  ASSERT_NE(buf, nullptr);
+  T* y = buf.get() + shift;
+  const auto y0 = random_vector(k * ldy, fresh_seed());
+  for (std::int64_t q = 0; q < k * ldy; ++q) y[q] = static_cast<T>(y0[q]);
+  plan.run(alpha, x.data(), a.cols, beta, y, ldy, Stream{});
+  const double tol = std::is_same_v<T, float> ? 1e-4 : 1e-12;
+  std::int64_t bad = 0;
+  for (std::int64_t c = 0; c < k; ++c) {
+    for (std::int64_t i = 0; i < a.rows; ++i) {
+      const double y_in = static_cast<T>(y0[c * ldy + i]);
+      double want = 0, mag = std::abs(static_cast<double>(beta) * y_in);
+      for (std::int64_t p = a.row_ptr[i]; p < a.row_ptr[i + 1]; ++p) {
+        want += static_cast<double>(a.values[p]) * x[c * a.cols + a.col_idx[p]];
+        mag += std::abs(static_cast<double>(a.values[p]) * x[c * a.cols + a.col_idx[p]]);
+      }
+      want = static_cast<double>(alpha) * want + static_cast<double>(beta) * y_in;
+      if (!(std::abs(y[c * ldy + i] - want) <= tol * (std::abs(static_cast<double>(alpha)) * mag + 1))) ++bad;
+    }
+    for (std::int64_t i = a.rows; i < ldy; ++i) bad += y[c * ldy + i] != static_cast<T>(y0[c * ldy + i]);
+  }
+  EXPECT_EQ(bad, 0);
+}
+
+// Past tuning::kSpmmCpuDiaColStreamingMinBytes of Y, column-major products with beta = 0 stream Y, each column
+// shifted onto whole lines wherever it starts: every shift of a column (ldy not a multiple of a line, the buffer
+// shifted), edge tiles at both ends, a last partial tile, panels split between two threads, the column groups
+// and a last column alone; beta != 0 (Y read: ordinary stores) beside.
+TEST(CpuSpmmDia, ColumnMajorStreamedOnEveryLaneShift) {
+  const std::int64_t rows = tuning::kSpmmCpuDiaColStreamingMinBytes / 64 + 37;  // 17 floats / 9 doubles: past it
+  const Csr<double> ad = banded_csr(rows, rows, {-70, -3, 0, 1, 5, 90}, false);
+  const Csr<float> af = csr_cast<float>(ad);
+  PlanOptions po;
+  po.threads = 2;
+  for (const std::int64_t k : {17}) {  // four groups of four columns, then one alone
+    auto pf = dia_kernel().factory<float>()(af, SpmmShape{k, DenseLayout::col_major}, po);
+    check_col_major_at<float>(*pf, af, k, rows, 0, -2.0f, 0.0f);
+    check_col_major_at<float>(*pf, af, k, rows + 5, 3, 1.0f, 0.0f);
+    check_col_major_at<float>(*pf, af, k, rows + 16 - rows % 16, 0, 1.0f, 0.0f);  // every column on a line
+    check_col_major_at<float>(*pf, af, k, rows, 1, 0.5f, 0.25f);
+    if (::testing::Test::HasFailure()) return;
+  }
+  for (const std::int64_t k : {9}) {  // four groups of two, then one alone
+    auto pd = dia_kernel().factory<double>()(ad, SpmmShape{k, DenseLayout::col_major}, po);
+    check_col_major_at<double>(*pd, ad, k, rows, 0, -2.0, 0.0);
+    check_col_major_at<double>(*pd, ad, k, rows + 2, 5, 1.0, 0.0);
+    check_col_major_at<double>(*pd, ad, k, rows, 1, 0.5, 0.25);
+    if (::testing::Test::HasFailure()) return;
+  }
 }
 
 TEST(CpuSpmmDia, RefusesMatricesWhoseDiagonalsOutweighTheirCsr) {
