@@ -33,8 +33,8 @@ inline constexpr std::int64_t kSpmmCpuDiaColPanelRows = 1024;
 inline constexpr std::int64_t kSpmmCpuStreamingMinBytes = std::int64_t{4} << 20;
 // cpu.dia.spmm, column-major: Y of this many bytes or more (beta = 0), on a matrix of at most this many diagonals, is
 // streamed. k = 16/64, 2026-11-29 (docs/perf/spmm-cpu.md, "stop 48"), medians of 6 rounds on the 16-core host: Y of
-// 147-205 MB (lap2d, lap3d 7-pt fp64 k = 64) 1.31-1.43x faster at 1 thread, 1.04-1.28x at 16; Y of 37-102 MB
-// 0.93-1.20x at 1 thread but 0.73-1.24x at 16 (the 300 MB L3 kept part of Y between products); the dev box, Y of
+// 147-205 MB (lap2d, lap3d 7-pt fp64 k = 64) 1.31-1.42x faster at 1 thread, 1.07-1.28x at 16; Y of 37-102 MB
+// 1.00-1.27x at 1 thread but 0.74-1.30x at 16 (the 300 MB L3 kept part of Y between products); the dev box, Y of
 // 72-102 MB, 1.11-1.37x at 1-2 threads. Banded (11 diagonals) and lap3d 27-pt (27), bound by their FMAs:
 // 0.74-1.06x at 16 threads.
 inline constexpr std::int64_t kSpmmCpuDiaColStreamingMinBytes = std::int64_t{128} << 20;
