@@ -39,6 +39,11 @@ inline constexpr std::int64_t kSpmmCpuStreamingMinBytes = std::int64_t{4} << 20;
 // 0.74-1.06x at 16 threads.
 inline constexpr std::int64_t kSpmmCpuDiaColStreamingMinBytes = std::int64_t{128} << 20;
 inline constexpr std::int64_t kSpmmCpuDiaColStreamingMaxDiagonals = 8;
+// cpu.csr.spmm_colmajor: Y of this many bytes or more (beta = 0) is streamed, the DIA kernel's bound. 16-core host,
+// 2026-11-29 (docs/perf/spmm-cpu.md, "stop 48"), fp64 k = 64 on random, power-law, geometric, road_planar numbered
+// at random (4M non-zeros, Y 227-512 MB): 1.11-2.0x faster at 1 thread, 1.16-1.36x at 16, every round. Smaller Y
+// not timed.
+inline constexpr std::int64_t kSpmmCpuColStreamingMinBytes = std::int64_t{128} << 20;
 // SpMM auto takes cpu.dia.spmm for row-major X and Y only up to this k (column-major: every k). Dev box, 2026-11-27
 // (docs/perf/spmm-cpu.md, 1 thread, MKL / ours): k = 4 DIA beat the CSR tiles on lap2d, lap3d 7-pt, banded, road
 // (0.88-0.99 -> 1.13-1.77); k = 16 mixed (fp64 0.80-1.02 against 0.90-1.09); k = 64 worse (0.76-0.97 vs 0.90-1.10).

@@ -1,9 +1,14 @@
 #pragma once
-// One SpMM product checked entry by entry against the serial double reference, shared by the SpMM tests.
+// One SpMM product checked entry by entry against the serial double reference, shared by the SpMM tests; and a
+// column-major one into a Y at a chosen offset from a 64-byte boundary (the streamed stores of Y).
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
+#include <cstdlib>
 #include <limits>
+#include <memory>
+#include <type_traits>
 #include <string>
 #include <vector>
 
@@ -51,6 +56,41 @@ inline void check_product(SpmmPlan<T>& plan, const Csr<T>& a, const SpmmShape& s
   const Validation v = harness::validate_spmm(a, shape, x, ldx, alpha, beta, y0, y, ldy);
   EXPECT_TRUE(v.valid) << v.bad_rows << " bad entries, first in row " << v.first_bad_row << ", max abs error "
                        << v.max_abs_error;
+}
+
+// Column-major Y = alpha A X + beta Y into a buffer `shift` elements past a 64-byte boundary, leading dimension
+// ldy, checked against a double product of the same inputs (Y's padding rows untouched).
+template <class T>
+inline void check_col_major_at(SpmmPlan<T>& plan, const Csr<T>& a, std::int64_t k, std::int64_t ldy, std::int64_t shift,
+                        T alpha, T beta) {
+  SCOPED_TRACE("k " + std::to_string(k) + ", ldy " + std::to_string(ldy) + ", shift " + std::to_string(shift) +
+               ", beta " + std::to_string(beta));
+  const auto xd = random_vector(a.cols * k, fresh_seed());
+  const std::vector<T> x(xd.begin(), xd.end());
+  const std::size_t n = static_cast<std::size_t>(k * ldy + shift);
+  std::unique_ptr<T, void (*)(void*)> buf(static_cast<T*>(std::aligned_alloc(64, (n * sizeof(T) + 63) / 64 * 64)),
+                                          std::free);
+  ASSERT_NE(buf, nullptr);
+  T* y = buf.get() + shift;
+  const auto y0 = random_vector(k * ldy, fresh_seed());
+  for (std::int64_t q = 0; q < k * ldy; ++q) y[q] = static_cast<T>(y0[q]);
+  plan.run(alpha, x.data(), a.cols, beta, y, ldy, Stream{});
+  const double tol = std::is_same_v<T, float> ? 1e-4 : 1e-12;
+  std::int64_t bad = 0;
+  for (std::int64_t c = 0; c < k; ++c) {
+    for (std::int64_t i = 0; i < a.rows; ++i) {
+      const double y_in = static_cast<T>(y0[c * ldy + i]);
+      double want = 0, mag = std::abs(static_cast<double>(beta) * y_in);
+      for (std::int64_t p = a.row_ptr[i]; p < a.row_ptr[i + 1]; ++p) {
+        want += static_cast<double>(a.values[p]) * x[c * a.cols + a.col_idx[p]];
+        mag += std::abs(static_cast<double>(a.values[p]) * x[c * a.cols + a.col_idx[p]]);
+      }
+      want = static_cast<double>(alpha) * want + static_cast<double>(beta) * y_in;
+      if (!(std::abs(y[c * ldy + i] - want) <= tol * (std::abs(static_cast<double>(alpha)) * mag + 1))) ++bad;
+    }
+    for (std::int64_t i = a.rows; i < ldy; ++i) bad += y[c * ldy + i] != static_cast<T>(y0[c * ldy + i]);
+  }
+  EXPECT_EQ(bad, 0);
 }
 
 }  // namespace spkit::test

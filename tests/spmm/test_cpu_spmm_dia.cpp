@@ -7,8 +7,6 @@
 // selector's pick. Column-major Y past the streaming bound is checked at every lane shift of its columns.
 #include <gtest/gtest.h>
 
-#include <cstdlib>
-#include <memory>
 #include <string>
 #include <vector>
 
@@ -128,41 +126,6 @@ TEST(CpuSpmmDia, EmptyRowsOneByOneAndNoEntries) {
   check_dia_both(random_csr(1, 1, 6, {{0}}), {1, 2, 5, 64}, "1 x 1");
   check_dia_both(random_csr(1, 1, 6, {{}}), {1, 4}, "1 x 1 without its entry");
   check_dia_both(random_csr(70, 40, 6, std::vector<std::vector<std::int32_t>>(70)), {3, 8}, "70 x 40, no entries");
-}
-
-// Column-major Y = alpha A X + beta Y into a buffer `shift` elements past a 64-byte boundary, leading dimension
-// ldy, checked against a double product of the same inputs (Y's padding rows untouched).
-template <class T>
-void check_col_major_at(SpmmPlan<T>& plan, const Csr<T>& a, std::int64_t k, std::int64_t ldy, std::int64_t shift,
-                        T alpha, T beta) {
-  SCOPED_TRACE("k " + std::to_string(k) + ", ldy " + std::to_string(ldy) + ", shift " + std::to_string(shift) +
-               ", beta " + std::to_string(beta));
-  const auto xd = random_vector(a.cols * k, fresh_seed());
-  const std::vector<T> x(xd.begin(), xd.end());
-  const std::size_t n = static_cast<std::size_t>(k * ldy + shift);
-  std::unique_ptr<T, void (*)(void*)> buf(static_cast<T*>(std::aligned_alloc(64, (n * sizeof(T) + 63) / 64 * 64)),
-                                          std::free);
-  ASSERT_NE(buf, nullptr);
-  T* y = buf.get() + shift;
-  const auto y0 = random_vector(k * ldy, fresh_seed());
-  for (std::int64_t q = 0; q < k * ldy; ++q) y[q] = static_cast<T>(y0[q]);
-  plan.run(alpha, x.data(), a.cols, beta, y, ldy, Stream{});
-  const double tol = std::is_same_v<T, float> ? 1e-4 : 1e-12;
-  std::int64_t bad = 0;
-  for (std::int64_t c = 0; c < k; ++c) {
-    for (std::int64_t i = 0; i < a.rows; ++i) {
-      const double y_in = static_cast<T>(y0[c * ldy + i]);
-      double want = 0, mag = std::abs(static_cast<double>(beta) * y_in);
-      for (std::int64_t p = a.row_ptr[i]; p < a.row_ptr[i + 1]; ++p) {
-        want += static_cast<double>(a.values[p]) * x[c * a.cols + a.col_idx[p]];
-        mag += std::abs(static_cast<double>(a.values[p]) * x[c * a.cols + a.col_idx[p]]);
-      }
-      want = static_cast<double>(alpha) * want + static_cast<double>(beta) * y_in;
-      if (!(std::abs(y[c * ldy + i] - want) <= tol * (std::abs(static_cast<double>(alpha)) * mag + 1))) ++bad;
-    }
-    for (std::int64_t i = a.rows; i < ldy; ++i) bad += y[c * ldy + i] != static_cast<T>(y0[c * ldy + i]);
-  }
-  EXPECT_EQ(bad, 0);
 }
 
 // Past tuning::kSpmmCpuDiaColStreamingMinBytes of Y, column-major products with beta = 0 stream Y, each column

@@ -145,5 +145,28 @@ TEST(CpuSpmmTiles, StreamingStoresOnALargeAlignedY) {
   }
 }
 
+// Past tuning::kSpmmCpuColStreamingMinBytes, column-major products with beta = 0 stream Y from the register tiles'
+// block buffer, each column shifted onto whole lines: rows whose count and start are no multiple of a vector, two
+// threads (each range's first and last partial lines), every lane shift, a second panel of one column (k = 33
+// doubles), alpha != 1, beta != 0 beside (ordinary stores).
+TEST(CpuSpmmTiles, ColumnMajorStreamedOnEveryLaneShift) {
+  const SpmmKernelInfo* colk = spmm_registry().find("cpu.csr.spmm_colmajor");
+  ASSERT_NE(colk, nullptr);
+  const std::int64_t rows = tuning::kSpmmCpuColStreamingMinBytes / 256 + 13;  // 33 doubles / 64 floats: past it
+  std::vector<std::int64_t> lengths(static_cast<std::size_t>(rows));
+  for (std::int64_t i = 0; i < rows; ++i) lengths[i] = 1 + (i * 7 + i / 3) % 17;
+  const Csr<double> ad = random_rows(rows, 7001, lengths, 77);
+  const Csr<float> af = csr_cast<float>(ad);
+  PlanOptions po;
+  po.threads = 2;
+  auto pd = colk->factory<double>()(ad, SpmmShape{33, DenseLayout::col_major}, po);
+  check_col_major_at<double>(*pd, ad, 33, rows, 0, -2.0, 0.0);
+  check_col_major_at<double>(*pd, ad, 33, rows + 3, 5, 1.0, 0.0);
+  check_col_major_at<double>(*pd, ad, 33, rows, 1, 0.5, 0.25);
+  auto pf = colk->factory<float>()(af, SpmmShape{64, DenseLayout::col_major}, po);
+  check_col_major_at<float>(*pf, af, 64, rows, 0, 1.0f, 0.0f);
+  check_col_major_at<float>(*pf, af, 64, rows + 16 - rows % 16, 7, -1.0f, 0.0f);
+}
+
 }  // namespace
 }  // namespace spkit::test

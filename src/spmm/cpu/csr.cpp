@@ -9,8 +9,9 @@
 //                          A read once per panel, Y's tile written column by column.
 // Both run short rows as slices of 8 rows sorted by length (spmm_sliced.hpp, SELL-C-sigma) where
 // cpu::spmm::use_slices says so (k = 4 floats or 2 doubles; column-major also 32/64-byte rows of short rows).
-// Each writes Y's entries where it finishes them (cpu::with_epilogue: beta == 0 never reads Y); the row-major
-// kernel writes a large, line-aligned Y with streaming stores when beta == 0 (no read of the line first).
+// Each writes Y's entries where it finishes them (cpu::with_epilogue: beta == 0 never reads Y); with beta == 0
+// the row-major kernel writes a large, line-aligned Y with streaming stores (no read of the line first), and the
+// column-major one a very large Y, each column's vectors shifted onto whole lines (spmm_tiles.hpp).
 #include <omp.h>
 
 #include <algorithm>
@@ -268,7 +269,7 @@ class CsrSpmmColMajor final : public CpuCsrSpmmBase<T> {
     const std::int64_t* ptr = a.row_ptr.data();
     const std::int32_t* col = a.col_idx.data();
     const T* val = a.values.data();
-    const std::int64_t k = this->shape_.k, cols = a.cols;
+    const std::int64_t k = this->shape_.k;
     if (k == 1) {  // X is one contiguous vector: the SpMV row dot product
       cpu::with_epilogue(alpha, beta, [&](auto out) {
         this->for_row_ranges([&](std::int64_t r0, std::int64_t r1) {
@@ -278,36 +279,14 @@ class CsrSpmmColMajor final : public CpuCsrSpmmBase<T> {
       return;
     }
     T* panel = panel_.data();
-    const int ranges = static_cast<int>(this->cut_.size()) - 1;
-    const std::int64_t* cut = this->cut_.data();
-    cpu::with_epilogue(alpha, beta, [&](auto out) {
-#pragma omp parallel num_threads(this->threads_) if (this->threads_ > 1)
-      {
-        const int nt = omp_get_num_threads(), me = omp_get_thread_num();
-        for (std::int64_t c0 = 0; c0 < k; c0 += panel_cols_) {
-          const std::int64_t g = std::min(panel_cols_, k - c0);
-          // panel(j, c) = X(j, c0 + c), lanes x lanes blocks at a time (spmm_transpose.hpp).
-          constexpr std::int64_t L = cpu::Vec64<T>::lanes;
-#pragma omp for schedule(static)
-          for (std::int64_t j0 = 0; j0 < cols; j0 += L) {
-            const std::int64_t rows_here = std::min(L, cols - j0);
-            for (std::int64_t c = 0; c < g; c += L)
-              cpu::spmm::transpose_block(x + (c0 + c) * ldx + j0, ldx, panel + j0 * g + c, g, rows_here,
-                                         std::min(L, g - c));
-          }  // (implied barrier: the panel is complete)
-          const int tb = cpu::spmm::main_tile_bytes<T>(g);
-          if (this->sliced_) {
-            for (int part = me; part < this->sliced_parts(); part += nt)
-              this->template run_sliced_part<true>(part, tb, panel, g, y + c0 * ldy, ldy, out);
-            continue;  // k is one panel: no next panel to wait for
-          }
-          this->with_indices([&](const auto* idx) {
-            for (int r = me; r < ranges; r += nt)
-              cpu::spmm::rows_dispatch<true>(tb, ptr, idx, val, cut[r], cut[r + 1], panel, g, y + c0 * ldy, ldy, g, out);
-          });
-#pragma omp barrier
-        }
+    // Y only written and past tuning::kSpmmCpuColStreamingMinBytes: streamed (spmm_tiles.hpp's ShiftedColumn).
+    const bool stream = k * ldy * static_cast<std::int64_t>(sizeof(T)) >= tuning::kSpmmCpuColStreamingMinBytes &&
+                        reinterpret_cast<std::uintptr_t>(y) % sizeof(T) == 0;
+    cpu::with_epilogue(alpha, beta, [&](auto plain_out) {
+      if constexpr (!decltype(plain_out)::reads_y) {
+        if (stream) return run_panels(cpu::spmm::StreamingOut<decltype(plain_out)>{plain_out}, x, ldx, y, ldy, panel);
       }
+      run_panels(plain_out, x, ldx, y, ldy, panel);
     });
   }
   std::string detail() const override {
@@ -317,6 +296,44 @@ class CsrSpmmColMajor final : public CpuCsrSpmmBase<T> {
   }
 
  private:
+  template <class Out>
+  void run_panels(Out out, const T* x, std::int64_t ldx, T* y, std::int64_t ldy, T* panel) const {
+    const Csr<T>& a = this->a_;
+    const std::int64_t* ptr = a.row_ptr.data();
+    const T* val = a.values.data();
+    const std::int64_t k = this->shape_.k, cols = a.cols;
+    const int ranges = static_cast<int>(this->cut_.size()) - 1;
+    const std::int64_t* cut = this->cut_.data();
+#pragma omp parallel num_threads(this->threads_) if (this->threads_ > 1)
+    {
+      const int nt = omp_get_num_threads(), me = omp_get_thread_num();
+      for (std::int64_t c0 = 0; c0 < k; c0 += panel_cols_) {
+        const std::int64_t g = std::min(panel_cols_, k - c0);
+        // panel(j, c) = X(j, c0 + c), lanes x lanes blocks at a time (spmm_transpose.hpp).
+        constexpr std::int64_t L = cpu::Vec64<T>::lanes;
+#pragma omp for schedule(static)
+        for (std::int64_t j0 = 0; j0 < cols; j0 += L) {
+          const std::int64_t rows_here = std::min(L, cols - j0);
+          for (std::int64_t c = 0; c < g; c += L)
+            cpu::spmm::transpose_block(x + (c0 + c) * ldx + j0, ldx, panel + j0 * g + c, g, rows_here,
+                                       std::min(L, g - c));
+        }  // (implied barrier: the panel is complete)
+        const int tb = cpu::spmm::main_tile_bytes<T>(g);
+        if (this->sliced_) {
+          for (int part = me; part < this->sliced_parts(); part += nt)
+            this->template run_sliced_part<true>(part, tb, panel, g, y + c0 * ldy, ldy, out);
+          continue;  // k is one panel: no next panel to wait for
+        }
+        this->with_indices([&](const auto* idx) {
+          for (int r = me; r < ranges; r += nt)
+            cpu::spmm::rows_dispatch<true>(tb, ptr, idx, val, cut[r], cut[r + 1], panel, g, y + c0 * ldy, ldy, g, out);
+        });
+#pragma omp barrier
+      }
+      if constexpr (cpu::spmm::is_streaming_out<Out>) cpu::spmm::finish_stores();
+    }
+  }
+
   std::int64_t panel_cols_;
   cpu::FirstTouchArray<T> panel_;
 };
@@ -348,8 +365,9 @@ void register_cpu_csr_spmm(SpmmRegistry& reg) {
     k.parallel = true;
     k.row_major = false;
     k.description = "CSR SpMM, column-major X/Y: X copied into row-major panels (block transposes), the "
-                    "row-major register tiles over them, Y written back by blocks, OpenMP over nnz-balanced row "
-                    "ranges; short rows as slices of 8 rows sorted by length (Kreutzer et al.'s SELL-C-sigma)";
+                    "row-major register tiles over them, Y written back by blocks (streaming stores for a very large Y "
+                    "when beta = 0), OpenMP over nnz-balanced row ranges; short rows as slices of 8 rows sorted by "
+                    "length (Kreutzer et al.'s SELL-C-sigma)";
     add_spmm_kernel<CsrSpmmColMajor>(reg, std::move(k));
   }
 }

@@ -237,49 +237,6 @@ __attribute__((always_inline)) inline void col_tile(const T* __restrict v, const
     for (int q = 0; q < NV; ++q) out.write_vec(y + g * ldy + r0 + q * L, acc[g][q]);
 }
 
-// Streamed column-major Y (StreamingOut) whose column starts `shift` lanes into a 64-byte line (ldy need not be
-// a multiple of a line): the tile's vectors, shifted by `shift` lanes, are whole lines; each line's first lanes
-// come from the previous tile's last vector (`carry`), and a run's first and last partial lines are written by
-// ordinary stores (the rows beside them belong to another panel or to an edge tile).
-typedef std::int64_t i64x8 __attribute__((vector_size(64)));
-typedef std::int32_t i32x16 __attribute__((vector_size(64)));
-template <class T>
-using LaneIndex = std::conditional_t<sizeof(T) == 8, i64x8, i32x16>;
-template <class T>
-struct ShiftedColumn {
-  int shift = 0;             // lanes of the line before the column's first row
-  LaneIndex<T> pick{};       // lane i of a line: lane i + L - shift of (previous vector, this vector)
-  cpu::vec64_t<T> carry{};   // the last vector written in part
-  bool has_carry = false;
-  ShiftedColumn() = default;
-  explicit ShiftedColumn(const T* column) {
-    constexpr int L = cpu::Vec64<T>::lanes;
-    shift = static_cast<int>(reinterpret_cast<std::uintptr_t>(column) % 64 / sizeof(T));
-    for (int i = 0; i < L; ++i) pick[i] = i + L - shift;
-  }
-  template <class Out>
-  void write_tile(T* column, std::int64_t r0, const cpu::vec64_t<T> (&acc)[kColVecs<T>], Out out) {
-    constexpr int L = cpu::Vec64<T>::lanes, NV = kColVecs<T>;
-    if (shift == 0) {
-      for (int q = 0; q < NV; ++q) out.write_vec(column + r0 + q * L, acc[q]);
-      return;
-    }
-    T* line = column + r0 - shift;  // on a 64-byte boundary: r0 * sizeof(T) is a multiple of 64
-    if (has_carry) out.write_vec(line, __builtin_shuffle(carry, acc[0], pick));
-    else for (int i = 0; i < L - shift; ++i) out.write(column[r0 + i], acc[0][i]);
-    for (int q = 1; q < NV; ++q) out.write_vec(line + q * L, __builtin_shuffle(acc[q - 1], acc[q], pick));
-    carry = acc[NV - 1], has_carry = true;
-  }
-  // The carried lanes: rows [end - shift, end) of the column, end the last tile's end.
-  template <class Out>
-  void flush(T* column, std::int64_t end, Out out) {
-    constexpr int L = cpu::Vec64<T>::lanes;
-    if (has_carry)
-      for (int i = 0; i < shift; ++i) out.write(column[end - shift + i], carry[L - shift + i]);
-    has_carry = false;
-  }
-};
-
 // Column-major, a tile at the matrix's edge: per diagonal only the rows whose column lies inside X.
 template <class T, class Out>
 void col_tile_edge(const T* v, const std::int64_t* offs, std::int64_t nd, std::int64_t r0, std::int64_t n,
@@ -461,13 +418,10 @@ class DiaSpmm final : public SpmmPlan<T> {
     }
   }
 
-  // Panels of kColPanelTiles tiles: every column group runs down the whole panel before the next group, so
-  // each column of X and Y is read and written in runs of the panel's rows (one stream, not one per tile
-  // and column), while the panel's diagonals stay in L2 for all the columns.
   // Column-major Y only written (beta = 0), larger than the caches keep, on a few diagonals (the product bound
   // by its bytes, not its FMAs): the tiles' 64-byte vectors are streamed, shifted onto whole lines
-  // (ShiftedColumn; no read of each line before it is written). At k = 64 on a 5-point stencil the columns of
-  // X and Y are nearly all the bytes, so Y's reads were a third of them.
+  // (spmm_tiles.hpp's ShiftedColumn; no read of each line before it is written). At k = 64 on a 5-point
+  // stencil the columns of X and Y are nearly all the bytes, so Y's reads were a third of them.
   bool streams_y(const T* y, std::int64_t ldy) const {
 #if defined(__AVX512F__)
     const std::int64_t bytes = shape_.k * ldy * static_cast<std::int64_t>(sizeof(T));
@@ -478,6 +432,9 @@ class DiaSpmm final : public SpmmPlan<T> {
     return false;
 #endif
   }
+  // Panels of kColPanelTiles tiles: every column group runs down the whole panel before the next group, so
+  // each column of X and Y is read and written in runs of the panel's rows (one stream, not one per tile
+  // and column), while the panel's diagonals stay in L2 for all the columns.
   template <class Out>
   void run_col_major(const T* x, std::int64_t ldx, T* y, std::int64_t ldy, Out out) const {
     const std::int64_t nd = static_cast<std::int64_t>(offs_.size()), k = shape_.k;
@@ -492,27 +449,29 @@ class DiaSpmm final : public SpmmPlan<T> {
       const auto group = [&](auto g_tag, std::int64_t c0) {
         constexpr int G = decltype(g_tag)::value;
         constexpr bool streamed = cpu::spmm::is_streaming_out<Out>;
-        [[maybe_unused]] ShiftedColumn<T> column[streamed ? G : 1];
+        [[maybe_unused]] cpu::spmm::ShiftedColumn<T> column[streamed ? G : 1];
         if constexpr (streamed)
-          for (int g = 0; g < G; ++g) column[g] = ShiftedColumn<T>(y + (c0 + g) * ldy);
+          for (int g = 0; g < G; ++g) column[g] = cpu::spmm::ShiftedColumn<T>(y + (c0 + g) * ldy + t0 * kTile);
         for (std::int64_t t = t0; t < t1; ++t) {
           const std::int64_t r0 = t * kTile, n = std::min(kTile, rows_ - r0);
           const T* v = val_.data() + t * nd * kTile;
           if (!interior(r0)) {
             for (std::int64_t g = 0; g < G; ++g) {
-              if constexpr (streamed) column[g].flush(y + (c0 + g) * ldy, r0, out);
+              if constexpr (streamed) column[g].flush(y + (c0 + g) * ldy + r0, out);
               col_tile_edge(v, offs, nd, r0, n, cols_, x + (c0 + g) * ldx, y + (c0 + g) * ldy, out);
             }
           } else if constexpr (streamed) {
             cpu::vec64_t<T> acc[G][kColVecs<T>];
             col_tile_sums<G>(v, offs, nd, r0, x + c0 * ldx, ldx, acc);
-            for (int g = 0; g < G; ++g) column[g].write_tile(y + (c0 + g) * ldy, r0, acc[g], out);
+            for (int g = 0; g < G; ++g)
+              for (int q = 0; q < kColVecs<T>; ++q)
+                column[g].put(y + (c0 + g) * ldy + r0 + q * cpu::Vec64<T>::lanes, acc[g][q], out);
           } else {
             col_tile<G>(v, offs, nd, r0, x + c0 * ldx, ldx, y + c0 * ldy, ldy, out);
           }
         }
         if constexpr (streamed)
-          for (int g = 0; g < G; ++g) column[g].flush(y + (c0 + g) * ldy, std::min(t1 * kTile, rows_), out);
+          for (int g = 0; g < G; ++g) column[g].flush(y + (c0 + g) * ldy + std::min(t1 * kTile, rows_), out);
       };
       for (; c + kColGroup <= k; c += kColGroup) group(std::integral_constant<int, kColGroup>{}, c);
       for (; c < k; ++c) group(std::integral_constant<int, 1>{}, c);

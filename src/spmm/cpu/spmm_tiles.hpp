@@ -158,6 +158,43 @@ bool streaming_fits(const T* y, std::int64_t ldy) {
   return reinterpret_cast<std::uintptr_t>(y) % 64 == 0 && (ldy * static_cast<std::int64_t>(sizeof(T))) % 64 == 0;
 }
 
+// A streamed column of a column-major Y (StreamingOut) whose run of rows starts `shift` lanes into a 64-byte line
+// (ldy, or the run's first row, need not fall on a line): each vector of L consecutive rows is written shifted
+// by `shift` lanes, as the line it ends in, its first lanes from the vector before (`carry`); the run's first
+// L - shift rows, and the last `shift` (flush), beside rows another thread or tile writes, take ordinary stores.
+typedef std::int64_t i64x8 __attribute__((vector_size(64)));
+typedef std::int32_t i32x16 __attribute__((vector_size(64)));
+template <class T>
+struct ShiftedColumn {
+  using Vec = vec64_t<T>;
+  using Pick = std::conditional_t<sizeof(T) == 8, i64x8, i32x16>;
+  static constexpr int L = Vec64<T>::lanes;
+  int shift = 0;
+  Pick pick{};  // lane i of a line: lane i + L - shift of (the vector before, this one)
+  Vec carry{};
+  bool has_carry = false;
+  ShiftedColumn() = default;
+  explicit ShiftedColumn(const T* first_row)
+      : shift(static_cast<int>(reinterpret_cast<std::uintptr_t>(first_row) % 64 / sizeof(T))) {
+    for (int i = 0; i < L; ++i) pick[i] = i + L - shift;
+  }
+  // Rows at[0..L) = v; `at` follows the previous vector's rows.
+  template <class Out>
+  void put(T* at, Vec v, Out out) {
+    if (shift == 0) return out.write_vec(at, v);
+    if (has_carry) out.write_vec(at - shift, __builtin_shuffle(carry, v, pick));  // on a line
+    else for (int i = 0; i < L - shift; ++i) out.write(at[i], v[i]);
+    carry = v, has_carry = true;
+  }
+  // The carried rows, end[-shift..0): end is one past the last row put.
+  template <class Out>
+  void flush(T* end, Out out) {
+    if (has_carry)
+      for (int i = 0; i < shift; ++i) out.write(end[i - shift], carry[L - shift + i]);
+    has_carry = false;
+  }
+};
+
 // Column indices: 32-bit CSR indices, or 16-bit offsets from the row (col - i) where every non-zero of
 // A lies within 32767 of the diagonal (stencils, FEM and road meshes in a local ordering): 2 bytes less
 // per non-zero to stream, as A's arrays are most of what a row-major product at small k reads. With
@@ -176,19 +213,28 @@ inline const T* row_x(const T* x, std::int64_t i, std::int64_t ldx) {
 inline constexpr std::int64_t kColOutRows = 32;
 
 // Y(i, c) = out(buf[(i - i0) * k + c]) for rows [i0, i1): lanes x lanes blocks transposed in registers,
-// the edges element by element.
+// the edges element by element. A streamed Y (StreamingOut) goes through `column` (ShiftedColumn, one per
+// column, rows i0.. following the rows put before); a short last block flushes their carried rows first.
 template <class T, class Out>
 inline void write_columns(const T* buf, std::int64_t k, std::int64_t i0, std::int64_t i1, T* y, std::int64_t ldy,
-                          Out out) {
+                          Out out, [[maybe_unused]] ShiftedColumn<T>* column = nullptr) {
   constexpr std::int64_t L = Vec64<T>::lanes;
+  constexpr bool streamed = is_streaming_out<Out>;
   const std::int64_t n = i1 - i0, full_rows = n / L * L, full_cols = k / L * L;
   for (std::int64_t ib = 0; ib < full_rows; ib += L)
     for (std::int64_t c = 0; c < full_cols; c += L) {
       vec64_t<T> v[L];
       for (std::int64_t q = 0; q < L; ++q) v[q] = load64(buf + (ib + q) * k + c);
       transpose_in_registers<T>(v);
-      for (std::int64_t q = 0; q < L; ++q) out.write_vec(y + (c + q) * ldy + i0 + ib, v[q]);
+      for (std::int64_t q = 0; q < L; ++q) {
+        if constexpr (streamed) column[c + q].put(y + (c + q) * ldy + i0 + ib, v[q], out);
+        else out.write_vec(y + (c + q) * ldy + i0 + ib, v[q]);
+      }
     }
+  if constexpr (streamed) {
+    if (full_rows < n)
+      for (std::int64_t c = 0; c < full_cols; ++c) column[c].flush(y + c * ldy + i0 + full_rows, out);
+  }
   for (std::int64_t c = 0; c < k; ++c)
     for (std::int64_t r = c < full_cols ? full_rows : 0; r < n; ++r) out.write(y[c * ldy + i0 + r], buf[r * k + c]);
 }
@@ -211,12 +257,18 @@ void rows_with_tiles(const std::int64_t* ptr, const Idx* col, const T* val, std:
   } else {
     alignas(64) T buf[kColOutRows * kMaxTileBytes / sizeof(T)];
     const Epilogue<T, EpilogueKind::assign> raw{T(1), T(0)};
+    constexpr bool streamed = is_streaming_out<Out>;
+    [[maybe_unused]] ShiftedColumn<T> column[streamed ? kMaxTileBytes / sizeof(T) : 1];
+    if constexpr (streamed)
+      for (std::int64_t c = 0; c < k; ++c) column[c] = ShiftedColumn<T>(y + c * ldy + r0);
     for (std::int64_t i0 = r0; i0 < r1; i0 += kColOutRows) {
       const std::int64_t i1 = std::min(r1, i0 + kColOutRows);
       for (std::int64_t i = i0; i < i1; ++i)
         row_tiles<TB>(val, col, ptr[i], ptr[i + 1], row_x<Idx>(x, i, ldx), ldx, buf + (i - i0) * k, k, raw);
-      write_columns(buf, k, i0, i1, y, ldy, out);
+      write_columns(buf, k, i0, i1, y, ldy, out, column);
     }
+    if constexpr (streamed)
+      for (std::int64_t c = 0; c < k; ++c) column[c].flush(y + c * ldy + r1, out);
   }
 }
 
