@@ -182,9 +182,19 @@ struct ShiftedColumn {
   template <class Out>
   void put(T* at, Vec v, Out out) {
     if (shift == 0) return out.write_vec(at, v);
-    if (has_carry) out.write_vec(at - shift, __builtin_shuffle(carry, v, pick));  // on a line
+    if (has_carry) out.write_vec(at - shift, shifted(carry, v));  // on a line
     else for (int i = 0; i < L - shift; ++i) out.write(at[i], v[i]);
     carry = v, has_carry = true;
+  }
+  // Lane i: lane i + L - shift of (a, b), one two-vector permute (clang's shuffle takes constant lanes only).
+  Vec shifted(Vec a, Vec b) const {
+#if defined(__clang__)
+    Vec r;
+    for (int i = 0; i < L; ++i) r[i] = pick[i] < L ? a[pick[i]] : b[pick[i] - L];
+    return r;
+#else
+    return __builtin_shuffle(a, b, pick);
+#endif
   }
   // The carried rows, end[-shift..0): end is one past the last row put.
   template <class Out>
