@@ -61,8 +61,8 @@ inline void check_product(SpmmPlan<T>& plan, const Csr<T>& a, const SpmmShape& s
 // Column-major Y = alpha A X + beta Y into a buffer `shift` elements past a 64-byte boundary, leading dimension
 // ldy, checked against a double product of the same inputs (Y's padding rows untouched).
 template <class T>
-inline void check_col_major_at(SpmmPlan<T>& plan, const Csr<T>& a, std::int64_t k, std::int64_t ldy, std::int64_t shift,
-                        T alpha, T beta) {
+inline void check_col_major_at(SpmmPlan<T>& plan, const Csr<T>& a, std::int64_t k, std::int64_t ldy,
+                               std::int64_t shift, T alpha, T beta) {
   SCOPED_TRACE("k " + std::to_string(k) + ", ldy " + std::to_string(ldy) + ", shift " + std::to_string(shift) +
                ", beta " + std::to_string(beta));
   const auto xd = random_vector(a.cols * k, fresh_seed());
