@@ -31,19 +31,16 @@ inline constexpr std::int64_t kSpmmCpuDiaColPanelRows = 1024;
 // cpu.csr.spmm_rowmajor: Y of this many bytes or more (64-byte aligned, rows of whole lines, beta = 0) gets streaming
 // stores: 7-25 % faster from 1.4 MB of Y up (dev box, 2026-11-29, docs/perf/spmm-cpu.md); smaller stays in cache.
 inline constexpr std::int64_t kSpmmCpuStreamingMinBytes = std::int64_t{4} << 20;
-// cpu.dia.spmm, column-major: Y of this many bytes or more (beta = 0), on a matrix of at most this many diagonals, is
-// streamed. k = 16/64, 2026-11-29 (docs/perf/spmm-cpu.md, "stop 48"), medians of 6 rounds on the 16-core host: Y of
-// 147-205 MB (lap2d, lap3d 7-pt fp64 k = 64) 1.31-1.42x faster at 1 thread, 1.07-1.28x at 16; Y of 37-102 MB
-// 1.00-1.27x at 1 thread but 0.74-1.30x at 16 (the 300 MB L3 kept part of Y between products); the dev box, Y of
-// 72-102 MB, 1.11-1.37x at 1-2 threads. Banded (11 diagonals) and lap3d 27-pt (27), bound by their FMAs:
-// 0.74-1.06x at 16 threads.
-inline constexpr std::int64_t kSpmmCpuDiaColStreamingMinBytes = std::int64_t{128} << 20;
-inline constexpr std::int64_t kSpmmCpuDiaColStreamingMaxDiagonals = 8;
-// cpu.csr.spmm_colmajor: Y of this many bytes or more (beta = 0) is streamed, the DIA kernel's bound. 16-core host,
-// 2026-11-29 (docs/perf/spmm-cpu.md, "stop 48"), fp64 k = 64 on random, power-law, geometric, road_planar numbered
-// at random (4M non-zeros, Y 227-512 MB): 1.11-2.0x faster at 1 thread, 1.16-1.36x at 16, every round. Smaller Y
-// not timed.
+// Column-major SpMM (cpu.dia.spmm, cpu.csr.spmm_colmajor): Y of this many bytes or more (beta = 0) is streamed, and
+// by cpu.dia.spmm only on a matrix of at most kSpmmCpuDiaColStreamingMaxDiagonals. 2026-11-29 (docs/perf/spmm-cpu.md,
+// "stop 48"), 16-core host. DIA, k = 16/64, medians of 6 rounds: Y of 147-205 MB (lap2d, lap3d 7-pt fp64 k = 64)
+// 1.31-1.42x faster at 1 thread, 1.07-1.28x at 16; Y of 37-102 MB 1.00-1.27x at 1 thread but 0.74-1.30x at 16 (the
+// 300 MB L3 kept part of Y between products); the dev box, Y of 72-102 MB, 1.11-1.37x at 1-2 threads. Banded (11
+// diagonals) and lap3d 27-pt (27), bound by their FMAs: 0.74-1.06x at 16 threads. CSR, fp64 k = 64 on random,
+// power-law, geometric, road_planar numbered at random (4M non-zeros, Y 227-512 MB): 1.11-2.0x faster at 1 thread,
+// 1.16-1.36x at 16, every round; smaller Y not timed.
 inline constexpr std::int64_t kSpmmCpuColStreamingMinBytes = std::int64_t{128} << 20;
+inline constexpr std::int64_t kSpmmCpuDiaColStreamingMaxDiagonals = 8;
 // SpMM auto takes cpu.dia.spmm for row-major X and Y only up to this k (column-major: every k). Dev box, 2026-11-27
 // (docs/perf/spmm-cpu.md, 1 thread, MKL / ours): k = 4 DIA beat the CSR tiles on lap2d, lap3d 7-pt, banded, road
 // (0.88-0.99 -> 1.13-1.77); k = 16 mixed (fp64 0.80-1.02 against 0.90-1.09); k = 64 worse (0.76-0.97 vs 0.90-1.10).

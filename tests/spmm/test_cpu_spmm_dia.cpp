@@ -128,12 +128,12 @@ TEST(CpuSpmmDia, EmptyRowsOneByOneAndNoEntries) {
   check_dia_both(random_csr(70, 40, 6, std::vector<std::vector<std::int32_t>>(70)), {3, 8}, "70 x 40, no entries");
 }
 
-// Past tuning::kSpmmCpuDiaColStreamingMinBytes of Y, column-major products with beta = 0 stream Y, each column
+// Past tuning::kSpmmCpuColStreamingMinBytes of Y, column-major products with beta = 0 stream Y, each column
 // shifted onto whole lines wherever it starts: every shift of a column (ldy not a multiple of a line, the buffer
 // shifted), edge tiles at both ends, a last partial tile, panels split between two threads, the column groups
 // and a last column alone; beta != 0 (Y read: ordinary stores) beside.
 TEST(CpuSpmmDia, ColumnMajorStreamedOnEveryLaneShift) {
-  const std::int64_t rows = tuning::kSpmmCpuDiaColStreamingMinBytes / 64 + 37;  // 17 floats / 9 doubles: past it
+  const std::int64_t rows = tuning::kSpmmCpuColStreamingMinBytes / 64 + 37;  // 17 floats / 9 doubles: past it
   const Csr<double> ad = banded_csr(rows, rows, {-70, -3, 0, 1, 5, 90}, false);
   const Csr<float> af = csr_cast<float>(ad);
   PlanOptions po;

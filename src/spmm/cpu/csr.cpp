@@ -279,9 +279,7 @@ class CsrSpmmColMajor final : public CpuCsrSpmmBase<T> {
       return;
     }
     T* panel = panel_.data();
-    // Y only written and past tuning::kSpmmCpuColStreamingMinBytes: streamed (spmm_tiles.hpp's ShiftedColumn).
-    const bool stream = k * ldy * static_cast<std::int64_t>(sizeof(T)) >= tuning::kSpmmCpuColStreamingMinBytes &&
-                        reinterpret_cast<std::uintptr_t>(y) % sizeof(T) == 0;
+    const bool stream = cpu::spmm::column_streaming_fits(y, ldy, k);  // and Y only written (below)
     cpu::with_epilogue(alpha, beta, [&](auto plain_out) {
       if constexpr (!decltype(plain_out)::reads_y) {
         if (stream) return run_panels(cpu::spmm::StreamingOut<decltype(plain_out)>{plain_out}, x, ldx, y, ldy, panel);

@@ -423,14 +423,8 @@ class DiaSpmm final : public SpmmPlan<T> {
   // (spmm_tiles.hpp's ShiftedColumn; no read of each line before it is written). At k = 64 on a 5-point
   // stencil the columns of X and Y are nearly all the bytes, so Y's reads were a third of them.
   bool streams_y(const T* y, std::int64_t ldy) const {
-#if defined(__AVX512F__)
-    const std::int64_t bytes = shape_.k * ldy * static_cast<std::int64_t>(sizeof(T));
-    return reinterpret_cast<std::uintptr_t>(y) % sizeof(T) == 0 && bytes >= tuning::kSpmmCpuDiaColStreamingMinBytes &&
+    return cpu::spmm::column_streaming_fits(y, ldy, shape_.k) &&
            static_cast<std::int64_t>(offs_.size()) <= tuning::kSpmmCpuDiaColStreamingMaxDiagonals;
-#else
-    (void)y, (void)ldy;
-    return false;
-#endif
   }
   // Panels of kColPanelTiles tiles: every column group runs down the whole panel before the next group, so
   // each column of X and Y is read and written in runs of the panel's rows (one stream, not one per tile
@@ -443,40 +437,40 @@ class DiaSpmm final : public SpmmPlan<T> {
 #pragma omp parallel num_threads(threads_) if (threads_ > 1)
     {
 #pragma omp for schedule(static)
-    for (std::int64_t p = 0; p < panels; ++p) {
-      const std::int64_t t0 = p * kColPanelTiles, t1 = std::min(tiles_, t0 + kColPanelTiles);
-      std::int64_t c = 0;
-      const auto group = [&](auto g_tag, std::int64_t c0) {
-        constexpr int G = decltype(g_tag)::value;
-        constexpr bool streamed = cpu::spmm::is_streaming_out<Out>;
-        [[maybe_unused]] cpu::spmm::ShiftedColumn<T> column[streamed ? G : 1];
-        if constexpr (streamed)
-          for (int g = 0; g < G; ++g) column[g] = cpu::spmm::ShiftedColumn<T>(y + (c0 + g) * ldy + t0 * kTile);
-        for (std::int64_t t = t0; t < t1; ++t) {
-          const std::int64_t r0 = t * kTile, n = std::min(kTile, rows_ - r0);
-          const T* v = val_.data() + t * nd * kTile;
-          if (!interior(r0)) {
-            for (std::int64_t g = 0; g < G; ++g) {
-              if constexpr (streamed) column[g].flush(y + (c0 + g) * ldy + r0, out);
-              col_tile_edge(v, offs, nd, r0, n, cols_, x + (c0 + g) * ldx, y + (c0 + g) * ldy, out);
+      for (std::int64_t p = 0; p < panels; ++p) {
+        const std::int64_t t0 = p * kColPanelTiles, t1 = std::min(tiles_, t0 + kColPanelTiles);
+        std::int64_t c = 0;
+        const auto group = [&](auto g_tag, std::int64_t c0) {
+          constexpr int G = decltype(g_tag)::value;
+          constexpr bool streamed = cpu::spmm::is_streaming_out<Out>;
+          [[maybe_unused]] cpu::spmm::ShiftedColumn<T> column[streamed ? G : 1];
+          if constexpr (streamed)
+            for (int g = 0; g < G; ++g) column[g] = cpu::spmm::ShiftedColumn<T>(y + (c0 + g) * ldy + t0 * kTile);
+          for (std::int64_t t = t0; t < t1; ++t) {
+            const std::int64_t r0 = t * kTile, n = std::min(kTile, rows_ - r0);
+            const T* v = val_.data() + t * nd * kTile;
+            if (!interior(r0)) {
+              for (std::int64_t g = 0; g < G; ++g) {
+                if constexpr (streamed) column[g].flush(y + (c0 + g) * ldy + r0, out);
+                col_tile_edge(v, offs, nd, r0, n, cols_, x + (c0 + g) * ldx, y + (c0 + g) * ldy, out);
+              }
+            } else if constexpr (streamed) {
+              cpu::vec64_t<T> acc[G][kColVecs<T>];
+              col_tile_sums<G>(v, offs, nd, r0, x + c0 * ldx, ldx, acc);
+              for (int g = 0; g < G; ++g)
+                for (int q = 0; q < kColVecs<T>; ++q)
+                  column[g].put(y + (c0 + g) * ldy + r0 + q * cpu::Vec64<T>::lanes, acc[g][q], out);
+            } else {
+              col_tile<G>(v, offs, nd, r0, x + c0 * ldx, ldx, y + c0 * ldy, ldy, out);
             }
-          } else if constexpr (streamed) {
-            cpu::vec64_t<T> acc[G][kColVecs<T>];
-            col_tile_sums<G>(v, offs, nd, r0, x + c0 * ldx, ldx, acc);
-            for (int g = 0; g < G; ++g)
-              for (int q = 0; q < kColVecs<T>; ++q)
-                column[g].put(y + (c0 + g) * ldy + r0 + q * cpu::Vec64<T>::lanes, acc[g][q], out);
-          } else {
-            col_tile<G>(v, offs, nd, r0, x + c0 * ldx, ldx, y + c0 * ldy, ldy, out);
           }
-        }
-        if constexpr (streamed)
-          for (int g = 0; g < G; ++g) column[g].flush(y + (c0 + g) * ldy + std::min(t1 * kTile, rows_), out);
-      };
-      for (; c + kColGroup <= k; c += kColGroup) group(std::integral_constant<int, kColGroup>{}, c);
-      for (; c < k; ++c) group(std::integral_constant<int, 1>{}, c);
-    }
-    if constexpr (cpu::spmm::is_streaming_out<Out>) cpu::spmm::finish_stores();
+          if constexpr (streamed)
+            for (int g = 0; g < G; ++g) column[g].flush(y + (c0 + g) * ldy + std::min(t1 * kTile, rows_), out);
+        };
+        for (; c + kColGroup <= k; c += kColGroup) group(std::integral_constant<int, kColGroup>{}, c);
+        for (; c < k; ++c) group(std::integral_constant<int, 1>{}, c);
+      }
+      if constexpr (cpu::spmm::is_streaming_out<Out>) cpu::spmm::finish_stores();
     }
   }
 

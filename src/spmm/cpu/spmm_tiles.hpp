@@ -158,6 +158,19 @@ bool streaming_fits(const T* y, std::int64_t ldy) {
   return reinterpret_cast<std::uintptr_t>(y) % 64 == 0 && (ldy * static_cast<std::int64_t>(sizeof(T))) % 64 == 0;
 }
 
+// True where a column-major Y of k columns goes out streamed, column by column through ShiftedColumn: streaming
+// stores there (AVX-512), Y past tuning::kSpmmCpuColStreamingMinBytes, its elements on their natural alignment.
+template <class T>
+bool column_streaming_fits(const T* y, std::int64_t ldy, std::int64_t k) {
+#if defined(__AVX512F__)
+  return reinterpret_cast<std::uintptr_t>(y) % sizeof(T) == 0 &&
+         k * ldy * static_cast<std::int64_t>(sizeof(T)) >= tuning::kSpmmCpuColStreamingMinBytes;
+#else
+  (void)y, (void)ldy, (void)k;
+  return false;
+#endif
+}
+
 // A streamed column of a column-major Y (StreamingOut) whose run of rows starts `shift` lanes into a 64-byte line
 // (ldy, or the run's first row, need not fall on a line): each vector of L consecutive rows is written shifted
 // by `shift` lanes, as the line it ends in, its first lanes from the vector before (`carry`); the run's first
