@@ -8,7 +8,7 @@
 //   GPU, k = 1        cuda.spmv.per_column   (the CUDA SpMV selector's pick)
 //   GPU, DIA matrices cuda.spmv.per_column   (column-major, k <= tuning::kSpmmCudaDiaColumnsMaxK: k DIA SpMVs)
 //   GPU, row-major    cuda.csr.spmm_rowmajor (lanes over columns from k, sub-groups over entries from the mean row)
-//   GPU, row-major    cuda.csr.spmm_nnzsplit (rows of very unequal length, no single hub row, k >= 16: equal spans
+//   GPU, row-major    cuda.csr.spmm_nnzsplit (rows of very unequal length, no single hub row, k >= 8: equal spans
 //                                             of non-zeros per group)
 //   GPU, column-major cuda.csr.spmm_colmajor (X transposed, then the row-major row splitting)
 // The DIA rule is the SpMV selector's own (select_kernel's cost models, spkit/select.hpp), not a copy of it.

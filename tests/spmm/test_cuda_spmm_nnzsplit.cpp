@@ -76,7 +76,7 @@ TEST(CudaSpmmNnzSplit, SameBitsOnEveryRun) {
 }
 
 
-// auto's rule (no device needed): row-major, k >= kSpmmCudaSpanMinK, rows of very unequal length without one hub
+// auto's rule (no device needed): row-major, k >= kSpmmCudaSpanMinK (8), rows of very unequal length without one hub
 // row take the non-zero split; even rows, one hub among even rows, narrow k and column-major do not.
 TEST(SpmmAuto, GpuTakesTheNonZeroSplitOnUnevenRowsOnly) {
   if (!spmm_registry().find("cuda.csr.spmm_nnzsplit")) GTEST_SKIP() << "built without CUDA: no GPU SpMM kernels";
