@@ -1,5 +1,6 @@
 // spkit spmv FILE [--kernel NAME|GLOB|all] [--device cpu|gpu|all] [--precision float|double|both|LIST]
-//                 [--threads N[,N...]] [--reps R] [--warmup W] [--x XFILE] [--y-out YFILE] [--seed S] [--json]
+//                 [--threads N[,N...]] [--reps R] [--warmup W] [--batch N] [--x XFILE] [--y-out YFILE] [--seed S]
+//                 [--json]
 //                 [--ordering auto|none|rcm|hubsort|community] [--tuning model|measure|auto] [--tuning-budget-ms MS]
 //                 [--reorder none|rcm|hubsort|community]
 // One row per kernel x precision x threads: timing, rates, speedup, validation. Exit code 2 when any
@@ -35,6 +36,7 @@ struct SpmvArgs {
   std::string threads;
   int reps = 30;
   int warmup = 3;
+  int batch = 1;
   std::string x_file;
   std::string y_out;
   std::uint64_t seed = 1;
@@ -107,6 +109,7 @@ int run_spmv_command(const SpmvArgs& args) {
   opts.threads = parse_threads(args.threads);
   opts.timing.reps = args.reps;
   opts.timing.warmup = args.warmup;
+  opts.timing.batch = args.batch;
   opts.seed = args.seed;
   opts.expected_products = args.expected_products;
   opts.ordering = args.ordering;
@@ -142,9 +145,10 @@ int run_spmv_command(const SpmvArgs& args) {
   const std::string x_source = args.x_file.empty() ? "random in [-1,1), seed " + std::to_string(args.seed)
                                                    : "from " + args.x_file;
   if (!args.json)
-    std::printf("matrix %s: %lld x %lld, %lld non-zeros; x %s; %d warm-up + %d timed runs\n", args.file.c_str(),
+    std::printf("matrix %s: %lld x %lld, %lld non-zeros; x %s; %d warm-up + %d timed runs%s\n", args.file.c_str(),
                 static_cast<long long>(a.rows), static_cast<long long>(a.cols), static_cast<long long>(a.nnz()),
-                x_source.c_str(), args.warmup, args.reps);
+                x_source.c_str(), args.warmup, args.reps,
+                args.batch > 1 ? (" of " + std::to_string(args.batch) + " back-to-back products").c_str() : "");
   else
     std::fprintf(stderr, "x %s\n", x_source.c_str());
 
@@ -218,6 +222,12 @@ void add_spmv_command(CLI::App& app) {
   cmd->add_option("--threads", args->threads, "thread counts for parallel kernels, e.g. 1,2,4 (default: all)");
   cmd->add_option("--reps", args->reps, "timed runs")->check(CLI::PositiveNumber)->capture_default_str();
   cmd->add_option("--warmup", args->warmup, "untimed runs first")->check(CLI::NonNegativeNumber)->capture_default_str();
+  cmd->add_option("--batch", args->batch,
+                  "products per timed run: each run's time is that of N back-to-back products / N (GPU: launched "
+                  "without waiting, as vendor benchmarks time; 1 = one product the caller waits for). L2-flushed "
+                  "cells keep 1")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
   cmd->add_option("--x", args->x_file, "x as a Matrix Market array file (default: random)");
   cmd->add_option("--y-out", args->y_out, "write y of the (single) --kernel, or of auto's pick, as a Matrix Market array");
   cmd->add_option("--seed", args->seed, "seed of the random x")->capture_default_str();

@@ -169,6 +169,8 @@ SpmvResult run_cell(const Csr<double>& a, const Csr<T>& a_t, const std::vector<T
     r.status = "FAILED", r.note = join_note(r.note, std::string("run failed: ") + e.what());
     return r;
   }
+  if (timing.batch > 1 && !timing.flush_cache)
+    r.note = join_note(r.note, "per product of " + std::to_string(timing.batch) + " back-to-back");
   if (!ms.empty()) {
     r.median_ms = detail::median(ms);
     double sum = 0;

@@ -30,13 +30,14 @@ std::vector<double> time_spmv(SpmvPlan<T>& plan, std::int64_t rows, std::int64_t
   using clock = std::chrono::steady_clock;
   for (int i = 0; i < opts.warmup; ++i) plan.run(T(1), host_x, T(0), host_y, Stream{});
   const int reps = std::max(opts.reps, 1);
+  const int batch = std::max(opts.batch, 1);
   std::vector<double> ms;
   ms.reserve(static_cast<std::size_t>(reps));
   for (int i = 0; i < reps; ++i) {
     const auto t0 = clock::now();
-    plan.run(T(1), host_x, T(0), host_y, Stream{});
+    for (int b = 0; b < batch; ++b) plan.run(T(1), host_x, T(0), host_y, Stream{});
     const auto t1 = clock::now();
-    ms.push_back(std::chrono::duration<double, std::milli>(t1 - t0).count());
+    ms.push_back(std::chrono::duration<double, std::milli>(t1 - t0).count() / batch);
   }
   return ms;
 }

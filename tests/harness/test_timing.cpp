@@ -1,6 +1,6 @@
 // time_spmv: the harness times run(1, x, 0, y, stream) from outside the plan. A counting CPU plan checks
-// the number of products and the y left behind; a CUDA kernel of the registry (skipped without a GPU)
-// checks the device path, with and without the L2 flush.
+// the number of products (batches included) and the y left behind; a CUDA kernel of the registry (skipped
+// without a GPU) checks the device path: one product a sample, batches, and the L2 flush.
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -47,21 +47,25 @@ class CountingPlan final : public CpuSpmvPlan<T> {
   Csr<T> a_;
 };
 
+// Each sample is `batch` products: warm-up + reps x batch runs, reps samples, A x left in y.
 TEST(TimeSpmv, CpuRunsWarmupPlusRepsAndLeavesAx) {
   const Csr<double> a = random_rows(50, 40, std::vector<std::int64_t>(50, 5), 3);
-  CountingPlan<double> plan(a);
   const auto x = random_vector(a.cols, 11);
-  std::vector<double> y(static_cast<std::size_t>(a.rows), std::numeric_limits<double>::quiet_NaN());
-  TimingOptions t;
-  t.warmup = 2;
-  t.reps = 5;
-  const auto ms = time_spmv(plan, a.rows, a.cols, x.data(), y.data(), t);
-  EXPECT_EQ(plan.runs, 7);
-  EXPECT_EQ(plan.last_alpha, 1.0);
-  EXPECT_EQ(plan.last_beta, 0.0);
-  ASSERT_EQ(ms.size(), 5u);
-  for (double v : ms) EXPECT_TRUE(std::isfinite(v) && v >= 0) << v;
-  EXPECT_TRUE(validate_spmv(a, x, y.data()).valid);
+  for (int batch : {1, 4}) {
+    CountingPlan<double> plan(a);
+    std::vector<double> y(static_cast<std::size_t>(a.rows), std::numeric_limits<double>::quiet_NaN());
+    TimingOptions t;
+    t.warmup = 2;
+    t.reps = 5;
+    t.batch = batch;
+    const auto ms = time_spmv(plan, a.rows, a.cols, x.data(), y.data(), t);
+    EXPECT_EQ(plan.runs, 2 + 5 * batch) << "batch " << batch;
+    EXPECT_EQ(plan.last_alpha, 1.0);
+    EXPECT_EQ(plan.last_beta, 0.0);
+    ASSERT_EQ(ms.size(), 5u);
+    for (double v : ms) EXPECT_TRUE(std::isfinite(v) && v >= 0) << v;
+    EXPECT_TRUE(validate_spmv(a, x, y.data()).valid);
+  }
 }
 
 TEST(TimeSpmv, AlwaysTimesAtLeastOneProduct) {
@@ -86,16 +90,18 @@ TEST(TimeSpmv, CudaKernelOnTheDevice) {
   const Csr<double> a = random_rows(3000, 2500, std::vector<std::int64_t>(3000, 9), 17);
   auto plan = k->factory<double>()(a, PlanOptions{});
   const auto x = random_vector(a.cols, 23);
-  for (bool flush : {false, true}) {
+  for (int variant = 0; variant < 3; ++variant) {  // one product a sample, batches of 8, L2 flushed
+    const bool flush = variant == 2;
     std::vector<double> y(static_cast<std::size_t>(a.rows), std::numeric_limits<double>::quiet_NaN());
     TimingOptions t;
     t.warmup = 1;
     t.reps = 4;
+    t.batch = variant == 1 ? 8 : 1;
     t.flush_cache = flush;
     const auto ms = time_spmv(*plan, a.rows, a.cols, x.data(), y.data(), t);
     ASSERT_EQ(ms.size(), 4u);
     for (double v : ms) EXPECT_TRUE(std::isfinite(v) && v >= 0) << v;
-    EXPECT_TRUE(validate_spmv(a, x, y.data()).valid) << k->name << (flush ? " (L2 flushed)" : "");
+    EXPECT_TRUE(validate_spmv(a, x, y.data()).valid) << k->name << " (variant " << variant << ")";
   }
 }
 
