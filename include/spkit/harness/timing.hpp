@@ -18,8 +18,9 @@ struct TimingOptions {
   int device = 0;            // GPU: the device the plan was made on (PlanOptions::device)
   // Products per timed sample: each sample is `batch` back-to-back products / batch (on the GPU launched
   // without waiting in between, as vendor and published benchmarks time, so a product's launch latency,
-  // ~4-5 us on an H200, is hidden as in a solver that does not wait for each product). 1: one synchronised
-  // product per sample, as a caller that waits for each pays it. With flush_cache every sample is one product.
+  // 3.6-7.3 us on an H200 (docs/perf/spmv-gpu.md, stop 49), is hidden as in a solver that does not wait
+  // for each product). 1: one synchronised product per sample, as a caller that waits for each pays it.
+  // With flush_cache every sample is one product.
   int batch = 1;
 };
 
