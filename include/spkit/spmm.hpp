@@ -101,13 +101,14 @@ void add_spmm_kernel(SpmmRegistry& reg, SpmmKernelInfo info) {
   reg.add(std::move(info));
 }
 
-// `--kernel auto` for SpMM: the registered kernel to run for this matrix, k and layout on a backend, with
-// one readable line saying why (the rule is in src/spmm/select.cpp). Throws NotApplicable when the
-// backend has no SpMM kernel in this build.
+// `--kernel auto` for SpMM: the registered kernel to run for this matrix, k, layout and precision on a
+// backend, with one readable line saying why (the rule is in src/spmm/select.cpp). Throws NotApplicable
+// when the backend has no SpMM kernel in this build.
 struct SpmmSelection {
   std::string kernel;
   std::string reason;
 };
-SpmmSelection select_spmm_kernel(const MatrixStats& stats, const SpmmShape& shape, Backend backend);
+SpmmSelection select_spmm_kernel(const MatrixStats& stats, const SpmmShape& shape, Backend backend,
+                                 Precision precision);
 
 }  // namespace spkit

@@ -297,7 +297,7 @@ std::vector<SpmmResult> run_spmm(const SpmmRegistry& reg, const Csr<double>& a, 
 
   // Cells of one (layout, k): the chosen kernels that handle the layout, then the auto rows.
   std::vector<std::unique_ptr<SpmmSelection>> selections;
-  auto cells_for = [&](const SpmmShape& shape) {
+  auto cells_for = [&](const SpmmShape& shape, Precision precision) {
     std::vector<SpmmCell> cells;
     for (const auto& k : reg.all()) {
       if (!chosen.count(k.name) || !k.handles(shape.layout)) continue;
@@ -307,7 +307,7 @@ std::vector<SpmmResult> run_spmm(const SpmmRegistry& reg, const Csr<double>& a, 
         cells.push_back({&k, 1});
     }
     for (Backend b : auto_backends) {
-      auto sel = std::make_unique<SpmmSelection>(select_spmm_kernel(stats, shape, b));
+      auto sel = std::make_unique<SpmmSelection>(select_spmm_kernel(stats, shape, b, precision));
       const SpmmKernelInfo* k = reg.find(sel->kernel);
       if (!k) k = spmm_registry().find(sel->kernel);
       if (!k) throw Error("the SpMM selector picked '" + sel->kernel + "', which is not registered");
@@ -318,7 +318,8 @@ std::vector<SpmmResult> run_spmm(const SpmmRegistry& reg, const Csr<double>& a, 
   };
   std::size_t total = 0;
   for (DenseLayout l : opts.layouts)
-    for (std::int64_t k : opts.ks) total += cells_for({k, l}).size() * opts.precisions.size();
+    for (std::int64_t k : opts.ks)
+      for (Precision p : opts.precisions) total += cells_for({k, l}, p).size();
 
   SpmvYardstick yardstick(a, opts);
   std::vector<SpmmResult> rows;
@@ -342,7 +343,7 @@ std::vector<SpmmResult> run_spmm(const SpmmRegistry& reg, const Csr<double>& a, 
           for (std::int64_t c = 0; c < k; ++c) x[row ? j * ldx + c : c * ldx + j] = static_cast<T>(xd[j * k + c]);
         const std::size_t begin = rows.size();
         // Timed narrowest team first (harness/timing.hpp), reported in the cells' order.
-        const std::vector<SpmmCell> cells = cells_for(shape);
+        const std::vector<SpmmCell> cells = cells_for(shape, precision_of<T>());
         std::vector<int> threads;
         for (const SpmmCell& cell : cells) threads.push_back(cell.kernel->backend == Backend::cpu ? cell.threads : 0);
         std::vector<SpmmResult> done(cells.size());

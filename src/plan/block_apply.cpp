@@ -47,7 +47,7 @@ typename BlockApply<T>::Kept& BlockApply<T>::plan_for(std::int64_t k) {
     else stats_ = std::make_unique<MatrixStats>(compute_stats(csr_cast<double>(a_)));
   }
   const SpmmShape shape{k, DenseLayout::row_major};
-  const SpmmSelection pick = select_spmm_kernel(*stats_, shape, backend_);
+  const SpmmSelection pick = select_spmm_kernel(*stats_, shape, backend_, precision_of<T>());
   const SpmmKernelInfo* info = spmm_registry().find(pick.kernel);
   if (!info) throw NotApplicable("Plan::apply: SpMM kernel " + pick.kernel + " is not in this build");
   Kept made{k, pick.kernel, info->factory<T>()(a_, shape, options_)};

@@ -8,8 +8,8 @@
 //   GPU, k = 1        cuda.spmv.per_column   (the CUDA SpMV selector's pick)
 //   GPU, DIA matrices cuda.spmv.per_column   (column-major, k <= tuning::kSpmmCudaDiaColumnsMaxK: k DIA SpMVs)
 //   GPU, row-major    cuda.csr.spmm_rowmajor (lanes over columns from k, sub-groups over entries from the mean row)
-//   GPU, row-major    cuda.csr.spmm_nnzsplit (rows of very unequal length, no single hub row, k >= 8: equal spans
-//                                             of non-zeros per group)
+//   GPU, row-major    cuda.csr.spmm_nnzsplit (rows of very unequal length, no single hub row, rows of X of 32
+//                                             bytes or more: equal spans of non-zeros per group)
 //   GPU, column-major cuda.csr.spmm_colmajor (X transposed, then the row-major row splitting)
 // The DIA rule is the SpMV selector's own (select_kernel's cost models, spkit/select.hpp), not a copy of it.
 // The baselines (MKL, cuSPARSE) are never picked. The reason line names the k and layout read.
@@ -54,7 +54,8 @@ bool is_dia_kernel(const std::string& spmv) {
 
 }  // namespace
 
-SpmmSelection select_spmm_kernel(const MatrixStats& stats, const SpmmShape& shape, Backend backend) {
+SpmmSelection select_spmm_kernel(const MatrixStats& stats, const SpmmShape& shape, Backend backend,
+                                 Precision precision) {
   const bool row = shape.layout == DenseLayout::row_major;
   SpmmSelection s;
   const std::string k = "k = " + std::to_string(shape.k);
@@ -82,7 +83,8 @@ SpmmSelection select_spmm_kernel(const MatrixStats& stats, const SpmmShape& shap
     s.kernel = "cuda.spmv.per_column";
     s.reason = k + ", column-major: the SpMV selector runs this matrix in DIA (" + spmv +
                "), whose products read less than the SpMM's CSR at so few columns";
-  } else if (row && shape.k >= tuning::kSpmmCudaSpanMinK && stats.row_nnz_mean > 0 &&
+  } else if (row && shape.k * (precision == Precision::f32 ? 4 : 8) >= tuning::kSpmmCudaSpanMinRowBytes &&
+             stats.row_nnz_mean > 0 &&
              stats.row_nnz_std >= tuning::kSpmmCudaSpanMinRowCv * stats.row_nnz_mean &&
              static_cast<double>(stats.row_nnz_max) < tuning::kSpmmCudaSpanMaxRowShare * static_cast<double>(stats.nnz)) {
     s.kernel = "cuda.csr.spmm_nnzsplit";

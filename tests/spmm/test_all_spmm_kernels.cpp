@@ -113,7 +113,7 @@ TEST(SpmmRegistry, HasACpuKernelForEachLayoutAndAutoPicksRegisteredOnes) {
   for (DenseLayout layout : {DenseLayout::row_major, DenseLayout::col_major}) {
     for (std::int64_t kk : kKs) {
       MatrixStats stats;
-      const SpmmSelection s = select_spmm_kernel(stats, {kk, layout}, Backend::cpu);
+      const SpmmSelection s = select_spmm_kernel(stats, {kk, layout}, Backend::cpu, Precision::f64);
       const SpmmKernelInfo* k = spmm_registry().find(s.kernel);
       ASSERT_NE(k, nullptr) << s.kernel;
       EXPECT_TRUE(k->handles(layout)) << s.kernel;

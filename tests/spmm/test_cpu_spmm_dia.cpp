@@ -184,7 +184,7 @@ TEST(SpmmAuto, FollowsTheSpmvSelectorIntoDia) {
     const bool spmv_dia = registry().find(spmv_pick(stats, Precision::f64, 0))->format == Format::dia;
     for (DenseLayout layout : {DenseLayout::row_major, DenseLayout::col_major})
       for (std::int64_t k : {2, 4, 64}) {
-        const SpmmSelection s = select_spmm_kernel(stats, {k, layout}, Backend::cpu);
+        const SpmmSelection s = select_spmm_kernel(stats, {k, layout}, Backend::cpu, Precision::f64);
         SCOPED_TRACE(std::string(c.family) + ", k " + std::to_string(k) + ": " + s.reason);
         const bool dia_for_k = layout == DenseLayout::col_major || k <= tuning::kSpmmCpuDiaRowMajorMaxK;
         EXPECT_EQ(s.kernel == "cpu.dia.spmm", spmv_dia && dia_for_k);
@@ -202,7 +202,7 @@ TEST(SpmmAuto, KOneRunsTheSpmvSelectorsPick) {
     const Csr<double> a = generated(family, std::string(family) == "lap2d" ? 120 : 5000);
     const MatrixStats stats = compute_stats(a);
     for (DenseLayout layout : {DenseLayout::row_major, DenseLayout::col_major}) {
-      const SpmmSelection s = select_spmm_kernel(stats, {1, layout}, Backend::cpu);
+      const SpmmSelection s = select_spmm_kernel(stats, {1, layout}, Backend::cpu, Precision::f64);
       EXPECT_EQ(s.kernel, "cpu.spmv.per_column") << s.reason;
       const SpmmKernelInfo* info = spmm_registry().find(s.kernel);
       ASSERT_NE(info, nullptr);

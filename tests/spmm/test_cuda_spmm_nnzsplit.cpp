@@ -76,8 +76,9 @@ TEST(CudaSpmmNnzSplit, SameBitsOnEveryRun) {
 }
 
 
-// auto's rule (no device needed): row-major, k >= kSpmmCudaSpanMinK (8), rows of very unequal length without one hub
-// row take the non-zero split; even rows, one hub among even rows, narrow k and column-major do not.
+// auto's rule (no device needed): row-major, rows of X of kSpmmCudaSpanMinRowBytes (32) or more, rows of very
+// unequal length without one hub row take the non-zero split; even rows, one hub among even rows, narrower rows of
+// X and column-major do not.
 TEST(SpmmAuto, GpuTakesTheNonZeroSplitOnUnevenRowsOnly) {
   if (!spmm_registry().find("cuda.csr.spmm_nnzsplit")) GTEST_SKIP() << "built without CUDA: no GPU SpMM kernels";
   const auto stats = [](double mean, double std, std::int64_t max) {
@@ -90,15 +91,20 @@ TEST(SpmmAuto, GpuTakesTheNonZeroSplitOnUnevenRowsOnly) {
   };
   const MatrixStats powerlaw = stats(8.0, 182.0, 45'000), even = stats(8.0, 0.5, 12),
                     one_hub = stats(10.0, 686.0, 1'000'000);  // 5 % of the non-zeros in one row
-  const auto pick = [](const MatrixStats& s, std::int64_t k, DenseLayout l) {
-    return select_spmm_kernel(s, {k, l}, Backend::cuda).kernel;
+  const auto pick = [](const MatrixStats& s, std::int64_t k, DenseLayout l, Precision p) {
+    return select_spmm_kernel(s, {k, l}, Backend::cuda, p).kernel;
   };
-  EXPECT_EQ(pick(powerlaw, tuning::kSpmmCudaSpanMinK, DenseLayout::row_major), "cuda.csr.spmm_nnzsplit");
-  EXPECT_EQ(pick(powerlaw, 64, DenseLayout::row_major), "cuda.csr.spmm_nnzsplit");
-  EXPECT_EQ(pick(powerlaw, tuning::kSpmmCudaSpanMinK - 1, DenseLayout::row_major), "cuda.csr.spmm_rowmajor");
-  EXPECT_EQ(pick(powerlaw, 64, DenseLayout::col_major), "cuda.csr.spmm_colmajor");
-  EXPECT_EQ(pick(even, 64, DenseLayout::row_major), "cuda.csr.spmm_rowmajor");
-  EXPECT_EQ(pick(one_hub, 64, DenseLayout::row_major), "cuda.csr.spmm_rowmajor");
+  const std::string split = "cuda.csr.spmm_nnzsplit", rows = "cuda.csr.spmm_rowmajor";
+  constexpr DenseLayout row = DenseLayout::row_major;
+  const std::int64_t k64 = tuning::kSpmmCudaSpanMinRowBytes / 8, k32 = tuning::kSpmmCudaSpanMinRowBytes / 4;
+  EXPECT_EQ(pick(powerlaw, k64, row, Precision::f64), split);  // k = 4 doubles
+  EXPECT_EQ(pick(powerlaw, k64 - 1, row, Precision::f64), rows);
+  EXPECT_EQ(pick(powerlaw, k32, row, Precision::f32), split);  // k = 8 floats
+  EXPECT_EQ(pick(powerlaw, k32 - 1, row, Precision::f32), rows);
+  EXPECT_EQ(pick(powerlaw, 64, row, Precision::f32), split);
+  EXPECT_EQ(pick(powerlaw, 64, DenseLayout::col_major, Precision::f64), "cuda.csr.spmm_colmajor");
+  EXPECT_EQ(pick(even, 64, row, Precision::f64), rows);
+  EXPECT_EQ(pick(one_hub, 64, row, Precision::f64), rows);
 }
 
 }  // namespace
