@@ -101,14 +101,13 @@ inline constexpr int kSpmmCudaFullChunkMaxLanes = 8;
 inline constexpr std::int64_t kSpmmCudaSpanMin = 128, kSpmmCudaSpanMax = 1024;
 inline constexpr double kSpmmCudaSpanMeanRows = 16.0;
 inline constexpr int kSpmmCudaSpanBatch = 4, kSpmmCudaSpanMinBlocks = 4;
-// SpMM auto on the GPU, row-major: cuda.csr.spmm_nnzsplit where row lengths vary this much (std / mean) and no row
-// holds kSpmmCudaSpanMaxRowShare of the non-zeros (one hub among even rows: the row split's chunks serve it), at k of
-// rows of X of kSpmmCudaSpanMinRowBytes or more (k x the value's bytes). H200, 2026-11-29, 16M (docs/perf/spmm-gpu.md,
-// stop 46): power-law (std/mean 23) and
-// rmat (6.8) 1.0-1.43x the row split at k = 16/64; random, road, fem_mesh, lap3d (<= 0.4) and circuit (69, one
-// row 6 %) 0.4-1.1x. Stop 49 (same card and sizes, two rounds): at k = 8 and 12 too, power-law and rmat 1.06-1.41x
-// the row split in both precisions (rmat fp64 k = 12: 1.13 -> 1.43x cuSPARSE's best); at k = 4 fp64 (32-byte rows)
-// 1.06-1.22x but fp32 (16 bytes) 0.51-0.70x: so 32 bytes.
+// SpMM auto on the GPU, row-major: cuda.csr.spmm_nnzsplit where row lengths vary this much (std / mean), no row
+// holds kSpmmCudaSpanMaxRowShare of the non-zeros (one hub among even rows: the row split's chunks serve it), and a
+// row of X holds kSpmmCudaSpanMinRowBytes or more (k x the value's bytes). H200, 2026-11-29, 16M
+// (docs/perf/spmm-gpu.md, stops 46 and 49): power-law (std/mean 23) and rmat (6.8) 1.0-1.43x the row split at
+// k = 16/64 and 1.06-1.41x at k = 8/12 in both precisions (rmat fp64 k = 12: 1.13 -> 1.43x cuSPARSE's best); at
+// k = 4 fp64 (32-byte rows) 1.06-1.22x but fp32 (16 bytes) 0.51-0.70x; random, road, fem_mesh, lap3d (<= 0.4) and
+// circuit (69, one row 6 %) 0.3-1.1x.
 inline constexpr double kSpmmCudaSpanMinRowCv = 2.0, kSpmmCudaSpanMaxRowShare = 0.02;
 inline constexpr std::int64_t kSpmmCudaSpanMinRowBytes = 32;
 // SpMM auto on the GPU: column-major blocks of at most this many columns run as k SpMVs
