@@ -394,6 +394,16 @@ constexpr std::int64_t kBinnedExpandMinWalkRatio = 4;
 constexpr std::int64_t kBinnedMergeMaxEntries = 16;
 constexpr std::int64_t kBinnedMergeMaxProducts = 512;
 constexpr std::int64_t kBinnedMergeMaxProductsPerEntry = 8;
+// ... and each warp of merged rows takes one product a step (csr_binned_merge.cuh) when its longest
+// merge's products are at most num/den times its longest row of C, one column a step otherwise. H200,
+// 2026-11-29, 2M non-zeros, fp64, numeric stage ms with every warp one product / one column a step (in
+// brackets a warp's products per column, counted with scipy): random (1.0) 0.53 / 0.66, circuit (1.2-1.4)
+// 0.79 / 0.91, power-law (1.0) 0.87 / 0.95, road_planar in BFS order (1.7-2.1) 0.137 / 0.100.
+// Between 1.4 and 1.7 unmeasured: 3/2 (docs/perf/spgemm-gpu.md, stop 50).
+struct MergeRatio {
+  std::int64_t num, den;
+};
+constexpr MergeRatio kBinnedMergeOneHeadMaxRatio{3, 2};
 
 // --- Auto-selection (src/select/spgemm_selector.cpp): crossovers measured on the H100 and the 2-core
 // CPU (docs/perf/spgemm-gpu.md, docs/perf/spgemm.md) ---

@@ -47,6 +47,10 @@ struct SpgemmOptions {
   // slots, used when many rows are tried in the largest table; -1: that count decides (tuning::spgemm),
   // 0: never, 1: always (tests reach the paths on small products).
   int compact_tables = -1;
+  // cuda.csr.binned: its short rows, merged one thread each, sum one product a step (1) or one column of C
+  // a step (0); -1: each warp of rows takes the one its products per column favour (tuning::spgemm; tests
+  // reach both on small products).
+  int merge_step = -1;
   // CUDA kernels: every launch, copy, CUB and cuSPARSE call, and every allocation from the SpGEMM
   // memory pool, is enqueued on this stream (null: the legacy default stream).
   Stream stream{};

@@ -94,13 +94,16 @@ bool many_wide_rows(const RowPlan& plan, int compact_tables, int device) {
 }
 
 // The merged rows (one thread each), short and long rows of A.
+// merge_step: SpgemmOptions::merge_step (numeric pass only).
 template <class T, bool kNumeric>
 void launch_merges(const RowPlan& plan, const PoolCsr<T>& a, const PoolCsr<T>& b, std::int64_t* row_nnz,
-                   const std::int64_t* c_row_ptr, std::int32_t* c_col, T* c_val, int device, cudaStream_t stream) {
+                   const std::int64_t* c_row_ptr, std::int32_t* c_col, T* c_val, int merge_step, int device,
+                   cudaStream_t stream) {
   launch_merge_rows<T, kNumeric, kMergeShortEntries>(plan.list(kMergeShort), plan.count[kMergeShort], a.view(),
-                                                     b.view(), row_nnz, c_row_ptr, c_col, c_val, device, stream);
+                                                     b.view(), row_nnz, c_row_ptr, c_col, c_val, merge_step, device,
+                                                     stream);
   launch_merge_rows<T, kNumeric, kMergeLongEntries>(plan.list(kMergeLong), plan.count[kMergeLong], a.view(), b.view(),
-                                                    row_nnz, c_row_ptr, c_col, c_val, device, stream);
+                                                    row_nnz, c_row_ptr, c_col, c_val, merge_step, device, stream);
 }
 
 // Symbolic: every window, its count and (window_bits given) its bitmap. Numeric: with the bitmaps, the
@@ -144,7 +147,7 @@ void launch_windows(const RowPlan& plan, const std::int64_t* window_offsets, std
 
 template <class T>
 PoolCsrProduct<T> binned_product(const PoolCsr<T>& a, const PoolCsr<T>& b, const detail::StageMarks& marks,
-                                 bool discard, int compact, int device, cudaStream_t stream) {
+                                 bool discard, int compact, int merge_step, int device, cudaStream_t stream) {
   const std::int64_t rows = a.rows;
   marks.device("analysis");
   RowPlan plan;
@@ -166,7 +169,7 @@ PoolCsrProduct<T> binned_product(const PoolCsr<T>& a, const PoolCsr<T>& b, const
   marks.device("symbolic");
   PoolBuffer<std::int64_t> row_nnz(n_rows + 1, "row lengths of C", stream);
   SPKIT_CUDA_CHECK(cudaMemsetAsync(row_nnz.get(), 0, (n_rows + 1) * sizeof(std::int64_t), stream));
-  launch_merges<T, false>(plan, a, b, row_nnz.get(), nullptr, nullptr, nullptr, device, stream);
+  launch_merges<T, false>(plan, a, b, row_nnz.get(), nullptr, nullptr, nullptr, merge_step, device, stream);
   launch_hash_bins<T, false>(SmallBins{}, plan, a, b, row_nnz.get(), plan.row_class.get(), nullptr, nullptr,
                              nullptr, device, stream);
   marks.device("symbolic 4096-slot rows");
@@ -268,7 +271,8 @@ PoolCsrProduct<T> binned_product(const PoolCsr<T>& a, const PoolCsr<T>& b, const
                     std::string(kName) + ": C with " + std::to_string(c.nnz) + " non-zeros");
   c.col_idx = PoolBuffer<std::int32_t>(static_cast<std::size_t>(c.nnz), "C col_idx", stream);
   c.values = PoolBuffer<T>(static_cast<std::size_t>(c.nnz), "C values", stream);
-  launch_merges<T, true>(plan, a, b, nullptr, c.row_ptr.get(), c.col_idx.get(), c.values.get(), device, stream);
+  launch_merges<T, true>(plan, a, b, nullptr, c.row_ptr.get(), c.col_idx.get(), c.values.get(), merge_step, device,
+                         stream);
   launch_hash_bins<T, true>(SmallBins{}, plan, a, b, nullptr, nullptr, c.row_ptr.get(), c.col_idx.get(),
                             c.values.get(), device, stream);
   launch_hash_rows<T, true, 32, kHashMidSmallSlots>(plan.list(kHashMidSmall), plan.count[kHashMidSmall], a.view(),
@@ -312,7 +316,8 @@ SpgemmResult<T> run_csr_binned(const Csr<T>& a, const Csr<T>& b, const SpgemmOpt
   require_sorted_rows(b, "B");
   const PoolOperands<T> in =
       upload_operands(a, b, kName, 8 * kClasses + 8 + 8 + 4 + 4 + 1, "the row analysis", stream);
-  PoolCsrProduct<T> c = binned_product(in.a, in.b(), marks, o.discard_result, o.compact_tables, o.device, stream);
+  PoolCsrProduct<T> c = binned_product(in.a, in.b(), marks, o.discard_result, o.compact_tables, o.merge_step,
+                                      o.device, stream);
   return finish_csr_product(c, a.rows, b.cols,
                             "short rows merged one thread each, hash bins of 32-4096 shared slots, dense windows of " +
                                 std::to_string(kWindowColumns) + " columns for wide rows, deterministic",

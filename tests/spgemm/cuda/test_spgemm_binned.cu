@@ -13,6 +13,7 @@
 #include <cstring>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "common/test_matrices.hpp"
@@ -137,6 +138,45 @@ TEST(CsrBinned, MergedShortRowsAtTheirBoundaries) {
       const Csr<double> b = random_rows(inner, cols, blens, fresh_seed());
       check_both(a, b, "merge_b" + std::to_string(blen) + "_cols" + std::to_string(cols));
     }
+  }
+}
+
+// The merged rows' two numeric steps, one product a step and one column of C a step, each forced and
+// chosen per warp: B narrow (8-40 columns: a row's products meet in few columns, 1.5-20 products per
+// column) and wide (random columns: ~1 per column), rows of 0-20 entries (both head counts); each C
+// against the reference, and both steps give the same bits (each sums in the order of A's row).
+template <class T>
+void check_merge_steps(const Csr<double>& a, const Csr<double>& b, const std::string& name) {
+  SpgemmResult<T> by_step[2];
+  for (int step : {0, 1, -1}) {
+    SpgemmOptions o;
+    o.merge_step = step;
+    SpgemmResult<T> r = check_deterministic_product<T>(binned(), a, b, name + "_step" + std::to_string(step), false, o);
+    if (step >= 0) by_step[step] = std::move(r);
+  }
+  const std::string where = name + (sizeof(T) == 4 ? " (float)" : " (double)");
+  EXPECT_EQ(by_step[0].c.row_ptr, by_step[1].c.row_ptr) << where;
+  EXPECT_EQ(by_step[0].c.col_idx, by_step[1].c.col_idx) << where;
+  ASSERT_EQ(by_step[0].c.values.size(), by_step[1].c.values.size()) << where;
+  EXPECT_EQ(0, by_step[0].c.values.empty() ? 0
+                                          : std::memcmp(by_step[0].c.values.data(), by_step[1].c.values.data(),
+                                                        by_step[0].c.values.size() * sizeof(T)))
+      << where << ": one product a step and one column a step differ";
+}
+
+TEST(CsrBinned, MergedRowsOneProductOrOneColumnAStep) {
+  REQUIRE_GPU();
+  std::vector<std::int64_t> len;
+  for (int rep = 0; rep < 50; ++rep)
+    for (std::int64_t l = 0; l <= 20; ++l) len.push_back(l);
+  const std::int64_t inner = 1031;
+  for (std::int64_t cols : {std::int64_t{8}, std::int64_t{40}, std::int64_t{200'003}}) {
+    std::vector<std::int64_t> blens(inner);
+    for (std::int64_t j = 0; j < inner; ++j) blens[j] = std::min(cols, j % 7 == 0 ? std::int64_t{0} : 1 + j % 8);
+    const Csr<double> a = random_rows(static_cast<std::int64_t>(len.size()), inner, len, fresh_seed());
+    const Csr<double> b = random_rows(inner, cols, blens, fresh_seed());
+    check_merge_steps<float>(a, b, "merge_steps_cols" + std::to_string(cols));
+    check_merge_steps<double>(a, b, "merge_steps_cols" + std::to_string(cols));
   }
 }
 
