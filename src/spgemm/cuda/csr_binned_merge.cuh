@@ -69,8 +69,8 @@ struct MergeHeads {
 // order. A step runs the bodies of all K heads whenever any lane's head matches (divergent, ~1 lane in K
 // active in each), but makes one entry of C per step whatever the number of products that meet there.
 template <class T, int K>
-__device__ __forceinline__ void merge_numeric_all_heads(MergeHeads<K>& hd, const CsrDeviceView<T>& a, const CsrDeviceView<T>& b,
-                                                        std::int64_t ab,
+__device__ __forceinline__ void merge_numeric_all_heads(MergeHeads<K>& hd, const CsrDeviceView<T>& a,
+                                                        const CsrDeviceView<T>& b, std::int64_t ab,
                                                         std::int32_t* stage_col, T* stage_val, std::int64_t out,
                                                         std::int32_t* c_col, T* c_val) {
   const int lane = threadIdx.x & 31;
@@ -101,9 +101,10 @@ __device__ __forceinline__ void merge_numeric_all_heads(MergeHeads<K>& hd, const
 }
 
 // Numeric, one product a step: the first head (in A's order) holding the smallest column adds its product.
-// Every lane issues one load of B's value, one of its next column and one of A's value a step, without
-// branches (argmin, selects, predicated updates): fewer instructions and a third of the load requests of
-// the step above, but one step per product instead of one per column of C. Equal columns come in
+// The warp issues one load of B's value, one of its next column and one of A's value a step, without
+// branches (argmin, selects, predicated updates): fewer instructions and load requests than the step
+// above (random 8/row, fp64: 118M against 151M instructions, 1.8M against 11.9M requests, the same
+// sectors), but one step per product instead of one per column of C. Equal columns come in
 // consecutive steps in A's order (a head's next column is larger), so each sum keeps the serial order and
 // C is the same bits as above.
 template <class T, int K>
