@@ -122,19 +122,23 @@ inline constexpr std::int64_t kSpmmCudaDiaColumnsMaxK = 4;
 inline constexpr double kBlockApplyRenumberMinRowMean = 16.0;
 // The row-major CSR SpMM kernels visit a badly numbered matrix's rows in RCM order (src/spmm/row_order.hpp)
 // when rows average at least this many entries (as kBlockApplyRenumberMinRowMean: fem_mesh, 43 per row) and
-// a row of X spans at least a cache line (CPU, 64 bytes) or a sector (GPU, 32 bytes).
+// a row of X spans at least kSpmmRowOrderCpuLineBytes (CPU, 32 bytes) or a sector (GPU, 32 bytes).
 inline constexpr double kSpmmRowOrderMinRowMean = 16.0;
-inline constexpr int kSpmmRowOrderCpuLineBytes = 64;
+// CPU: from 32 bytes since stop 50 (half a line: two rows of X share a line, still far fewer lines than at
+// random; dev box, 1M-2M, 1 and 2 threads, min of 3 rounds, k = 4 doubles / 8 floats against the 64-byte rule:
+// geometric random 1.19-1.90x, fem_mesh P1 / P2 one dof random 1.20-1.48x, three dofs (X in L2) 0.97-0.99x;
+// docs/perf/data/spmm-cpu/row-order-32-devbox-2026-11-30.csv). 16-byte rows run as slices (spmm_sliced.hpp).
+inline constexpr int kSpmmRowOrderCpuLineBytes = 32;
 inline constexpr int kSpmmRowOrderGpuLineBytes = 32;
 // Shorter rows are ordered too from this many bytes of X's row, on a symmetric pattern whose RCM order is well
 // numbered (data: docs/perf/data/spmm-gpu/short-row-order-2026-11-28.csv, spmm-cpu/short-row-order-devbox-2026-11-29
 // .csv). GPU: a warp per row (32 x 16 bytes); H100, 16M, fp64, forced RCM against none: road_planar random 3.69 ->
 // 2.73 ms at k = 64, 1.134 -> 1.125 at k = 16; random 0.366 -> 1.346 at k = 4 floats; power-law 3.485 -> 3.604 at
-// k = 64. CPU: a line where rows average 8+ entries, else 512 bytes (X's rows reused less than Y's are written out
-// of order); dev box, 2M, 1 thread: geometric random (9 per row) fp64 k = 16 24.0 -> 16.7 ms, k = 64 83.4 -> 44.4;
-// road_planar random (4 per row) k = 64 151 -> 111, 128-byte rows 0.81-1.0x.
+// k = 64. CPU: 32 bytes where rows average 8+ entries (a line until stop 50; above), else 512 bytes (X's rows
+// reused less than Y's are written out of order); dev box, 2M, 1 thread: geometric random (9 per row) fp64 k = 16
+// 24.0 -> 16.7 ms, k = 64 83.4 -> 44.4; road_planar random (4 per row) k = 64 151 -> 111, 128-byte rows 0.81-1.0x.
 inline constexpr int kSpmmRowOrderGpuWarpRowBytes = 512;
-inline constexpr int kSpmmRowOrderCpuShortRowBytes = 64, kSpmmRowOrderCpuSparseRowBytes = 512;
+inline constexpr int kSpmmRowOrderCpuShortRowBytes = 32, kSpmmRowOrderCpuSparseRowBytes = 512;
 inline constexpr std::int64_t kSpmmRowOrderCpuShortRowMinMean = 8;
 
 }  // namespace spkit::tuning
