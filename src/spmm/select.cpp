@@ -15,6 +15,7 @@
 // The baselines (MKL, cuSPARSE) are never picked. The reason line names the k and layout read.
 #include <string>
 
+#include "kernels/cost_model.hpp"
 #include "kernels/format_costs.hpp"
 #include "spkit/error.hpp"
 #include "spkit/select.hpp"
@@ -83,7 +84,8 @@ SpmmSelection select_spmm_kernel(const MatrixStats& stats, const SpmmShape& shap
     s.kernel = "cuda.spmv.per_column";
     s.reason = k + ", column-major: the SpMV selector runs this matrix in DIA (" + spmv +
                "), whose products read less than the SpMM's CSR at so few columns";
-  } else if (row && shape.k * (precision == Precision::f32 ? 4 : 8) >= tuning::kSpmmCudaSpanMinRowBytes &&
+  } else if (row &&
+             shape.k * static_cast<std::int64_t>(cost::value_bytes(precision)) >= tuning::kSpmmCudaSpanMinRowBytes &&
              stats.row_nnz_mean > 0 &&
              stats.row_nnz_std >= tuning::kSpmmCudaSpanMinRowCv * stats.row_nnz_mean &&
              static_cast<double>(stats.row_nnz_max) < tuning::kSpmmCudaSpanMaxRowShare * static_cast<double>(stats.nnz)) {
